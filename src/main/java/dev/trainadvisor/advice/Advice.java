@@ -1,0 +1,51 @@
+package dev.trainadvisor.advice;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.trainadvisor.facts.Diagnosis;
+
+import java.util.List;
+
+/**
+ * Everything train-advisor concludes about one run; the renderers see only this.
+ *
+ * @param run        the validated configuration, in run-file terms
+ * @param observed   null when the run gave no measurements
+ * @param gap        null when the run gave no measurements
+ * @param diagnoses  sorted by impact, highest first
+ * @param recommendations sorted by predicted speedup, highest first
+ */
+public record Advice(JsonNode run, PredictionView prediction, ObservedView observed, GapView gap,
+                     List<Diagnosis> diagnoses, List<Recommendation> recommendations) {
+
+    public record PredictionView(double stepTimeS, double tflopsPerGpu, double mfu, double hfu,
+                                 double tokensPerGpuPerS, double modelFlopsPerToken, double hardwareFlopsPerToken,
+                                 List<BreakdownLine> breakdown, List<CollectiveLine> collectives, MemoryView memory,
+                                 EfficiencyView efficiency, List<String> notes) {}
+
+    public record BreakdownLine(String phase, double seconds, double exposedSeconds, String link) {}
+
+    public record CollectiveLine(String name, String kind, String group, int groupSize, double bytesPerStep,
+                                 String link, String scope, double busbwGbps, double seconds, double exposedSeconds,
+                                 String overlapsWith) {}
+
+    public record MemoryView(double totalGb, double capacityGb, double headroomGb, double weightsGb, double gradientsGb,
+                             double optimizerGb, double activationsGb, double logitsGb, double buffersGb) {}
+
+    public record EfficiencyView(double gemmFractionOfPeak, double attentionFractionOfPeak, double hbmFraction,
+                                 double overlapFraction) {}
+
+    /**
+     * @param tflopsPerGpu       as the framework printed it, in {@code tflopsConvention}
+     * @param tflopsPerGpuHouse  the same run counted in the house convention
+     */
+    public record ObservedView(double tokensPerGpuPerS, String tokensSource, double stepTimeS, double fwdBwdTimeS,
+                               double tflopsPerGpu, String tflopsConvention, double tflopsPerGpuHouse, double mfuHouse,
+                               String relation) {}
+
+    /** Throughput observed over predicted; unexplained seconds are observed minus predicted step time. */
+    public record GapView(double observedOverPredicted, double observedStepTimeS, double predictedStepTimeS,
+                          double unexplainedSeconds) {}
+
+    /** The diagnosis that costs the most, or null. */
+    public Diagnosis top() { return diagnoses.isEmpty() ? null : diagnoses.get(0); }
+}

@@ -1,0 +1,108 @@
+package dev.trainadvisor.facts;
+
+import dev.trainadvisor.perf.Collective;
+import dev.trainadvisor.perf.ConventionFlops;
+import dev.trainadvisor.perf.MemoryEstimate;
+import dev.trainadvisor.perf.Phase;
+import dev.trainadvisor.perf.StepPrediction;
+import dev.trainadvisor.spec.Catalog;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.FlopsConvention;
+import dev.trainadvisor.spec.Gpu;
+import dev.trainadvisor.spec.Measurements;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.Training;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Turns a run, its prediction and its measurements into the facts the rules match. */
+public final class FactBuilder {
+    private FactBuilder() {}
+
+    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed) {
+        List<Object> facts = new ArrayList<>();
+        facts.add(runFact(c, run));
+        facts.add(new PredictionFact(p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
+                p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model()));
+        for (Phase ph : p.phases())
+            facts.add(new PhaseFact(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.exposedSeconds() / p.stepTimeS(), ph.link()));
+        for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
+        MemoryEstimate m = p.memory();
+        facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
+                m.activationsGb(), m.logitsGb(), m.buffersGb()));
+        if (observed != null) {
+            facts.add(observed);
+            if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, p));
+        }
+        return facts;
+    }
+
+    public static CollectiveFact collectiveFact(Collective col, double stepTimeS) {
+        return new CollectiveFact(col.name(), col.kind().key, col.group(), col.groupSize(),
+                col.kind().factor(col.groupSize()), col.bytesPerStep(), col.link().linkKey(), col.link().scope(),
+                col.link().crossesNodes(), col.link().busbwGbps(), col.seconds(), col.exposedSeconds(),
+                col.exposedSeconds() / stepTimeS, col.overlapsWith());
+    }
+
+    public static GapFact gap(ObservationFact o, StepPrediction p) {
+        double ratio = o.tokensPerGpuPerS() / p.tokensPerGpuPerS();
+        return new GapFact(ratio, o.stepTimeS(), p.stepTimeS(), o.stepTimeS() - p.stepTimeS());
+    }
+
+    static RunFact runFact(Cluster c, RunMetrics run) {
+        Parallel p = run.parallel();
+        Training t = run.training();
+        Gpu gpu = c.gpu();
+        String nvGpu = null, nvLink = null;
+        if (!c.intraNode().isNvlink() && c.gpusPerNode() > 1) {
+            Gpu sibling = Catalog.builtIn().nvlinkSibling(gpu);
+            if (sibling != null) {
+                nvGpu = sibling.key();
+                nvLink = sibling.nvlinkLink();
+            }
+        }
+        boolean multiNode = c.interNode() != null && c.nodes() > 1;
+        return new RunFact(run.name(), gpu.key(), c.gpus(), c.nodes(), c.gpusPerNode(), p.tp(), p.pp(), p.dp(), p.cp(),
+                p.ep(), p.zeroStage(), p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(),
+                t.recompute().key(), t.precision().key(), t.gradReducePrecision().key(), c.intraNode().key(),
+                c.intraNode().kind(), c.intraNode().busbwGbps(), c.intraNode().busbwMeasured(),
+                c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),
+                multiNode ? c.interNode().nodeGbps() : 0, p.overlapGradReduce(), p.overlapParamGather(),
+                t.flashAttention(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink);
+    }
+
+    /**
+     * The run's measurements in house terms, or null when it measured nothing. Throughput comes from
+     * tokens/GPU/s if given, else from the step time, else from the printed TFLOPS and its convention.
+     */
+    public static ObservationFact observe(Cluster c, RunMetrics run, StepPrediction p) {
+        Measurements m = run.measured();
+        if (m.isEmpty()) return null;
+        double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
+        FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
+        double house = p.flopsPerToken().model();
+        double convFlops = conv == null ? Double.NaN : ConventionFlops.perToken(conv, run.model(), run.training());
+        double tokens = Double.NaN;
+        String source = null;
+        if (!Double.isNaN(m.tokensPerGpuPerS())) {
+            tokens = m.tokensPerGpuPerS();
+            source = "tokens_per_gpu_per_s";
+        } else if (!Double.isNaN(m.stepTimeS())) {
+            tokens = tokensPerGpuStep / m.stepTimeS();
+            source = "step_time_s";
+        } else if (!Double.isNaN(m.tflopsPerGpu()) && conv != null) {
+            tokens = m.tflopsPerGpu() * 1e12 / convFlops;
+            source = "tflops_per_gpu";
+        } else if (!Double.isNaN(m.mfu())) {
+            tokens = m.mfu() * c.gpu().peakTflops(Precision.BF16) * 1e12 / house;
+            source = "mfu";
+        }
+        double step = Double.isNaN(m.stepTimeS()) ? tokensPerGpuStep / tokens : m.stepTimeS();
+        double tflopsHouse = tokens * house / 1e12;
+        return new ObservationFact(tokens, step, m.fwdBwdTimeS(), m.tflopsPerGpu(), conv == null ? null : conv.key,
+                convFlops, house, tflopsHouse, tflopsHouse / c.gpu().peakTflops(Precision.BF16), source);
+    }
+}

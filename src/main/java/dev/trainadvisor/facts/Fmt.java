@@ -1,0 +1,24 @@
+package dev.trainadvisor.facts;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Locale;
+
+/** Number formatting for explanations: fixed locale, so the same input gives the same bytes. */
+public final class Fmt {
+    private Fmt() {}
+
+    /** {@code x} to {@code digits} significant digits, plain notation. */
+    public static String num(double x, int digits) {
+        if (Double.isNaN(x)) return "n/a";
+        if (Double.isInfinite(x)) return x > 0 ? "inf" : "-inf";
+        if (x == 0) return "0";
+        return new BigDecimal(x).round(new MathContext(digits)).stripTrailingZeros().toPlainString();
+    }
+
+    public static String num(double x) { return num(x, 3); }
+
+    public static String pct(double fraction) { return String.format(Locale.ROOT, "%.0f%%", fraction * 100); }
+
+    public static String gb(double bytes) { return num(bytes / 1e9, 3) + " GB"; }
+}

@@ -1,0 +1,159 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.Training;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The collectives of one optimizer step, each placed on the topology and timed as
+ * {@code calls * alpha + factor * bytes / busbw}, then overlapped with the compute window the
+ * framework overlaps it with.
+ */
+public final class CommModel {
+    /** Gradient buckets: PyTorch DDP's default bucket_cap_mb is 25 MB; larger buckets only cut the alpha term. */
+    static final double BUCKET_BYTES = 25e6;
+
+    static final String FORWARD = "forward";
+    static final String BACKWARD = "backward";
+    static final String LAST_BACKWARD = "last-backward";
+    static final String FIRST_FORWARD = "first-forward";
+    static final String NONE = "none";
+
+    private CommModel() {}
+
+    /** Windows of compute a collective can hide behind, in seconds. */
+    record Windows(double forward, double backward, double lastBackward, double firstForward) {
+        double of(String name) {
+            return switch (name) {
+                case FORWARD -> forward;
+                case BACKWARD -> backward;
+                case LAST_BACKWARD -> lastBackward;
+                case FIRST_FORWARD -> firstForward;
+                default -> 0;
+            };
+        }
+    }
+
+    public static List<Collective> of(Cluster c, Model m, Parallel p, Training t, ComputeTime compute,
+                                      Efficiency eff) {
+        Topology topo = new Topology(c, p);
+        Shard shard = Shard.of(m, p);
+        double psi = shard.paramsPerGpu();
+        int mb = t.microBatches();
+        double paramBytes = t.precision() == Precision.FP32 ? 4 : 2;
+        double gradBytes = t.gradReducePrecision().bytes;
+        List<Pending> out = new ArrayList<>();
+
+        // ---- data parallel: gradients and (ZeRO) parameters
+        if (p.dp() > 1) {
+            LinkChoice dpLink = topo.place(p.dp(), topo.dpStride());
+            double grads = psi * gradBytes;
+            String gradWindow = p.overlapGradReduce() ? LAST_BACKWARD : NONE;
+            switch (p.zeroStage()) {
+                case 0 -> out.add(new Pending("dp-grad-all-reduce", CollectiveKind.ALL_REDUCE, "dp", p.dp(),
+                        grads, buckets(grads), dpLink, gradWindow));
+                case 1, 2, 3 -> {
+                    int z = p.zeroGroupSize();
+                    LinkChoice zLink = topo.place(z, topo.dpStride());
+                    int perMb = p.zeroStage() == 1 ? 1 : mb;   // ZeRO-2/3 reduce-scatter every micro-batch
+                    String window = p.zeroStage() == 1 ? gradWindow : (p.overlapGradReduce() ? BACKWARD : NONE);
+                    if (z > 1) out.add(new Pending("zero-grad-reduce-scatter", CollectiveKind.REDUCE_SCATTER, "zero", z,
+                            grads, buckets(grads) * perMb, zLink, window, perMb));
+                    int replicas = p.dp() / z;
+                    if (replicas > 1) {
+                        LinkChoice rLink = topo.place(replicas, topo.dpStride() * z);
+                        out.add(new Pending("zero-replica-grad-all-reduce", CollectiveKind.ALL_REDUCE, "zero-replica",
+                                replicas, grads / z, buckets(grads / z) * perMb, rLink, window, perMb));
+                    }
+                    double params = psi * paramBytes;
+                    if (z > 1 && p.zeroStage() < 3) {
+                        out.add(new Pending("zero-param-all-gather", CollectiveKind.ALL_GATHER, "zero", z, params,
+                                buckets(params), zLink, p.overlapParamGather() ? FIRST_FORWARD : NONE));
+                    } else if (z > 1) {
+                        // FSDP / ZeRO-3: gather every layer before its forward and again before its backward,
+                        // prefetching the next layer's gather behind the current layer's compute
+                        out.add(new Pending("fsdp-forward-all-gather", CollectiveKind.ALL_GATHER, "zero", z, params,
+                                (long) m.layers() * mb, zLink, FORWARD, mb));
+                        out.add(new Pending("fsdp-backward-all-gather", CollectiveKind.ALL_GATHER, "zero", z, params,
+                                (long) m.layers() * mb, zLink, BACKWARD, mb));
+                    }
+                }
+                default -> throw new IllegalStateException("zero stage " + p.zeroStage());
+            }
+        }
+
+        // ---- tensor parallel: per layer, two collectives in forward and two in backward (Megatron's f and g)
+        if (p.tp() > 1) {
+            LinkChoice tpLink = topo.place(p.tp(), topo.tpStride());
+            double act = compute.tokensPerMicroBatch() * m.hidden() * 2;
+            long perLayer = 4 + (t.recompute() == Recompute.FULL ? 2 : 0);
+            long calls = (long) Math.ceil(shard.layersPerStage()) * perLayer * mb;
+            if (p.sequenceParallel()) {
+                out.add(new Pending("tp-all-gather", CollectiveKind.ALL_GATHER, "tp", p.tp(), act, calls, tpLink, NONE, calls));
+                out.add(new Pending("tp-reduce-scatter", CollectiveKind.REDUCE_SCATTER, "tp", p.tp(), act, calls, tpLink,
+                        NONE, calls));
+            } else {
+                out.add(new Pending("tp-all-reduce", CollectiveKind.ALL_REDUCE, "tp", p.tp(), act, calls, tpLink, NONE, calls));
+            }
+        }
+
+        // ---- pipeline: activations forward and gradients backward across each stage boundary
+        if (p.pp() > 1) {
+            LinkChoice ppLink = topo.place(2, topo.ppStride());
+            double act = compute.tokensPerMicroBatch() * m.hidden() * 2 / (p.sequenceParallel() ? p.tp() : 1);
+            long calls = 2L * mb * p.virtualStages();
+            out.add(new Pending("pp-send-recv", CollectiveKind.SEND_RECV, "pp", 2, act, calls, ppLink, NONE, calls));
+        }
+
+        Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
+                compute.backwardSeconds(), compute.forwardSeconds());
+        return overlap(out, w, eff.overlapFraction());
+    }
+
+    /** One collective before overlap; {@code multiplicity} is how many times the full buffer moves per step. */
+    private record Pending(String name, CollectiveKind kind, String group, int n, double bytesPerCall, long calls,
+                           LinkChoice link, String window, long multiplicity) {
+        Pending(String name, CollectiveKind kind, String group, int n, double bytes, long alphaCalls, LinkChoice link,
+                String window) {
+            this(name, kind, group, n, bytes, alphaCalls, link, window, 1);
+        }
+
+        double seconds() {
+            double bw = link.busbwGbps() * 1e9;
+            double transfer = Double.isInfinite(bw) ? 0 : kind.factor(n) * bytesPerCall * multiplicity / bw;
+            return calls * link.alphaUs() * 1e-6 + transfer;
+        }
+    }
+
+    private static long buckets(double bytes) { return Math.max(1, (long) Math.ceil(bytes / BUCKET_BYTES)); }
+
+    /**
+     * Collectives sharing a window hide together behind {@code overlap * window}; what does not fit is
+     * exposed, shared in proportion to each one's time.
+     */
+    private static List<Collective> overlap(List<Pending> pending, Windows w, double overlapFraction) {
+        Map<String, Double> demand = new LinkedHashMap<>();
+        for (Pending p : pending) demand.merge(p.window(), p.seconds(), Double::sum);
+        List<Collective> out = new ArrayList<>();
+        for (Pending p : pending) {
+            double s = p.seconds();
+            double exposed = s;
+            if (!NONE.equals(p.window()) && s > 0) {
+                double total = demand.get(p.window());
+                double hidden = Math.min(total, overlapFraction * w.of(p.window()));
+                exposed = s * (1 - hidden / total);
+            }
+            out.add(new Collective(p.name(), p.kind(), p.group(), p.n(), p.bytesPerCall(),
+                    p.multiplicity(), p.link(), s, exposed, p.window()));
+        }
+        return out;
+    }
+}

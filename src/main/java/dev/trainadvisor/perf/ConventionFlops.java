@@ -1,0 +1,47 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.FlopsConvention;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.Training;
+
+/**
+ * FLOPs per token as each framework counts them for the TFLOPS it prints
+ * (shared/reference/log-formats.md sections 1.4, 2.2, 4.2, 5.2), so a printed figure can be
+ * turned back into tokens/s and compared with the house count.
+ */
+public final class ConventionFlops {
+    private ConventionFlops() {}
+
+    public static double perToken(FlopsConvention c, Model m, Training t) {
+        double h = m.hidden(), s = t.seqLen(), v = m.vocab(), l = m.layers();
+        double ffn = m.ffnHidden();
+        return switch (c) {
+            case HOUSE -> FlopsPerToken.of(m, t).model();
+            case INTERNEVO -> {
+                // get_megatron_flops: ckpt * ((8 + 4r) h^2 + 4 s h) L + 6 h V, r = mlp_ratio * 3/2 with SwiGLU;
+                // no GQA, full s^2, and the recomputed forward counted (ckpt = 4) when checkpointing is on.
+                double r = m.gatedMlp() ? m.mlpRatio() * 1.5 : m.mlpRatio();
+                double ckpt = t.recompute() == Recompute.NONE ? 3 : 4;
+                yield ckpt * ((8 + 4 * r) * h * h + 4 * s * h) * l + 6 * h * v;
+            }
+            case MEGATRON_LEGACY, MEGATRON -> {
+                // num_floating_point_operations (core_r0.8 training.py:73); from core_v0.12 the s/h term is halved.
+                double q = (double) m.heads() * m.headDim() / h;
+                double gl = m.gatedMlp() ? 1.5 : 1;
+                double k = m.isMoe() ? m.moe().topK() : 1;
+                double f = m.isMoe() ? m.moe().ffnHidden() : ffn;
+                double core = c == FlopsConvention.MEGATRON ? s / h / 2 : s / h;
+                double perLayer = (1 + (double) m.kvHeads() / m.heads() + core) * q + (f / h) * k * gl;
+                yield 12 * h * h * l * perLayer + 6 * h * v;
+            }
+            case TORCHTITAN -> 6 * nonEmbeddingParams(m) + 12 * l * h * s;
+            case COMPOSER -> 6 * (nonEmbeddingParams(m) + (m.tiedEmbeddings() ? 0 : h * v)) + 12 * l * h * s;
+        };
+    }
+
+    /** Active parameters outside the input embedding: layers, final norm, and the output head (once). */
+    static double nonEmbeddingParams(Model m) {
+        return Params.activePerLayerSum(m) + m.hidden() + (double) m.hidden() * m.vocab();
+    }
+}

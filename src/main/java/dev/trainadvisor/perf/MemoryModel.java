@@ -1,0 +1,68 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.Training;
+
+/**
+ * Peak memory per GPU: model states per ZeRO stage (Rajbhandari et al. 2019, section 3.1 and
+ * figure 1: 2 bytes of 16-bit weights, the gradient bytes, and K = 12 bytes of fp32 master
+ * weights, momentum and variance per parameter; stage 1 shards the 12, stage 2 the gradients too,
+ * stage 3 everything over the ZeRO group), activations per layer (Korthikanti et al. 2022) for the
+ * micro-batches a pipeline stage keeps in flight, the logits, and fixed buffers.
+ */
+public final class MemoryModel {
+    /** Adam with fp32 master weights, momentum and variance (ZeRO paper's K). */
+    public static final double OPTIMIZER_BYTES_PER_PARAM = 12;
+
+    /**
+     * CUDA context, cuBLAS workspaces, NCCL buffers and allocator fragmentation. PyTorch's CUDA context
+     * alone takes about 0.3-0.5 GB per process (PyTorch "CUDA semantics" notes); we reserve 2 GB in all.
+     */
+    public static final double BUFFERS_GB = 2.0;
+
+    private MemoryModel() {}
+
+    public static MemoryEstimate of(Cluster c, Model m, Parallel p, Training t) {
+        Shard shard = Shard.of(m, p);
+        double psi = shard.paramsPerGpu();
+        return of(psi, c.gpu().hbmGb(), m, p, t);
+    }
+
+    /** Model states for {@code psi} parameters on this GPU; exposed for the ZeRO paper's worked example. */
+    public static double[] modelStatesBytes(double psi, int zeroStage, int zeroGroup, double weightBytes,
+                                            double gradBytes) {
+        double z = zeroGroup;
+        double w = weightBytes * psi, g = gradBytes * psi, o = OPTIMIZER_BYTES_PER_PARAM * psi;
+        return switch (zeroStage) {
+            case 0 -> new double[]{w, g, o};
+            case 1 -> new double[]{w, g, o / z};
+            case 2 -> new double[]{w, g / z, o / z};
+            default -> new double[]{w / z, g / z, o / z};
+        };
+    }
+
+    static MemoryEstimate of(double psi, double capacityGb, Model m, Parallel p, Training t) {
+        double weightBytes = t.precision() == Precision.FP32 ? 4 : 2;
+        double gradBytes = t.gradReducePrecision().bytes;
+        double[] states = modelStatesBytes(psi, p.zeroStage(), p.zeroGroupSize(), weightBytes, gradBytes);
+        // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
+        double gatherBuffer = p.zeroStage() == 3 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
+
+        double perLayer = ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
+                p.sequenceParallel(), t.recompute(), t.flashAttention(), false);
+        double layersPerStage = (double) m.layers() / p.pp();
+        // 1F1B: the first stage holds pp micro-batches in flight (Narayanan et al. 2021, section 2.2.1);
+        // interleaving adds (pp - 1) / (pp * v) more (Korthikanti et al. 2022, section 4.2.3)
+        double inFlight = Math.min(t.microBatches(), p.pp());
+        if (p.virtualStages() > 1) inFlight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
+        double activations = perLayer * layersPerStage * inFlight;
+        // logits in 16 bits plus the fp32 copy the cross-entropy makes, per micro-batch on the last stage
+        double tokens = (double) t.microBatchSize() * t.seqLen() / p.cp();
+        double logits = tokens * m.vocab() / p.tp() * (2 + 4);
+        return new MemoryEstimate(states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
+                activations / 1e9, logits / 1e9, BUFFERS_GB, capacityGb);
+    }
+}

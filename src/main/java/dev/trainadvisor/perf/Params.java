@@ -1,0 +1,46 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Model;
+
+/** Parameter counts of a decoder-only transformer. */
+public final class Params {
+    private Params() {}
+
+    /** Parameters of layer {@code i}: attention, MLP or experts (all of them), norms, biases. */
+    public static double layer(Model m, int i) {
+        double h = m.hidden();
+        double kv = (double) m.kvHeads() * m.headDim();
+        double attn = h * (h + 2 * kv) + h * h + (m.qkvBias() ? h + 2 * kv : 0);
+        double mlp = m.isMoeLayer(i)
+                ? m.moe().experts() * (m.gatedMlp() ? 3 : 2) * h * m.moe().ffnHidden() + h * m.moe().experts()
+                : (m.gatedMlp() ? 3 : 2) * h * m.ffnHidden();
+        return attn + mlp + 2 * h;
+    }
+
+    /** Expert parameters of layer {@code i} (0 for a dense layer): these are sharded by expert parallelism. */
+    public static double expertParams(Model m, int i) {
+        if (!m.isMoeLayer(i)) return 0;
+        return m.moe().experts() * (m.gatedMlp() ? 3 : 2) * (double) m.hidden() * m.moe().ffnHidden();
+    }
+
+    /** Sum over layers of the parameters a token uses (top-k experts instead of all). */
+    static double activePerLayerSum(Model m) {
+        double sum = 0;
+        for (int i = 0; i < m.layers(); i++) {
+            double p = layer(m, i);
+            if (m.isMoeLayer(i)) p -= (m.moe().experts() - m.moe().topK()) * (m.gatedMlp() ? 3 : 2)
+                    * (double) m.hidden() * m.moe().ffnHidden();
+            sum += p;
+        }
+        return sum;
+    }
+
+    public static double embedding(Model m) { return (double) m.hidden() * m.vocab(); }
+
+    /** Everything: layers, input embedding, output head unless tied, final norm. */
+    public static double total(Model m) {
+        double sum = 0;
+        for (int i = 0; i < m.layers(); i++) sum += layer(m, i);
+        return sum + embedding(m) * (m.tiedEmbeddings() ? 1 : 2) + m.hidden();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.Training;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Roofline-style model of one optimizer step on one GPU: compute of every micro-batch on the
+ * slowest pipeline stage, the pipeline bubble, the optimizer, and the exposed part of every
+ * collective. Plain Java; knows nothing of rules.
+ */
+public final class StepModel {
+    private StepModel() {}
+
+    public static StepPrediction predict(Cluster cluster, RunMetrics run) {
+        return predict(cluster, run, Efficiency.defaults(cluster.gpu(), run.training().precision()));
+    }
+
+    public static StepPrediction predict(Cluster cluster, RunMetrics run, Efficiency eff) {
+        Model m = run.model();
+        Parallel p = run.parallel();
+        Training t = run.training();
+        int mb = t.microBatches();
+
+        FlopsPerToken flops = FlopsPerToken.of(m, t);
+        ComputeTime compute = ComputeTime.of(m, p, t, cluster.gpu(), eff);
+        List<Collective> collectives = CommModel.of(cluster, m, p, t, compute, eff);
+        MemoryEstimate memory = MemoryModel.of(cluster, m, p, t);
+
+        double forward = mb * compute.forwardSeconds();
+        double backward = mb * compute.backwardSeconds();
+        // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
+        double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
+        double optimizer = optimizerSeconds(cluster, m, p, t, eff);
+
+        List<Phase> phases = new ArrayList<>();
+        phases.add(new Phase("forward", forward, forward, null));
+        phases.add(new Phase("backward", backward, backward, null));
+        if (p.pp() > 1) phases.add(new Phase("pipeline-bubble", bubble, bubble, null));
+        phases.add(new Phase("optimizer", optimizer, optimizer, null));
+        double step = forward + backward + bubble + optimizer;
+        for (Collective c : collectives) {
+            phases.add(new Phase(c.name(), c.seconds(), c.exposedSeconds(), c.link().linkKey()));
+            step += c.exposedSeconds();
+        }
+
+        double tokensPerGpuStep = (double) t.tokensPerReplica() / p.modelParallel();
+        double tokensPerGpuPerS = tokensPerGpuStep / step;
+        double tflops = flops.model() * tokensPerGpuPerS / 1e12;
+        double peak = cluster.gpu().peakTflops(Precision.BF16);
+        List<String> notes = new ArrayList<>();
+        if (p.cp() > 1) notes.add("context parallelism: the KV exchange between CP ranks is not modelled yet");
+        if (p.ep() > 1 || m.isMoe()) notes.add("mixture of experts: the all-to-all dispatch and combine are not modelled yet");
+        return new StepPrediction(step, tokensPerGpuPerS, tflops, tflops / peak,
+                flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, List.copyOf(phases),
+                List.copyOf(collectives), memory, eff, optimizer, bubble, List.copyOf(notes));
+    }
+
+    /**
+     * Adam over this GPU's shard streams fp32 master weights, momentum and variance in and out
+     * (24 bytes), reads the gradient twice (norm for clipping, then the update) and writes the
+     * 16-bit weights (2 bytes).
+     */
+    static double optimizerSeconds(Cluster c, Model m, Parallel p, Training t, Efficiency eff) {
+        double psi = Shard.of(m, p).paramsPerGpu();
+        double shard = p.zeroStage() >= 1 ? psi / p.zeroGroupSize() : psi;
+        double bytesPerParam = 24 + 2.0 * t.gradReducePrecision().bytes + 2;
+        return shard * bytesPerParam / (c.gpu().hbmGbps() * 1e9 * eff.hbmFraction());
+    }
+}

@@ -1,0 +1,141 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The hardware catalogue (knowledge-base/gpus.json, links.json, networks.json): every entry names
+ * its source. Keys match case-insensitively and through aliases; an unknown key is an error that
+ * lists the nearest known keys.
+ */
+public final class Catalog {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static volatile Catalog builtIn;
+
+    private final Map<String, Entry<Gpu>> gpus;
+    private final Map<String, Entry<IntraNodeLink>> links;
+    private final Map<String, Entry<NetworkEntry>> networks;
+
+    /** A catalogue value with the raw JSON it came from (for the catalog command) and its aliases. */
+    public record Entry<T>(String key, T value, List<String> aliases, JsonNode raw) {}
+
+    /** A network as catalogued, before a cluster picks its NIC count. */
+    public record NetworkEntry(String key, double lineRateGbitS, double efficiency, double alphaUs,
+                               int defaultNicsPerNode, String source) {}
+
+    private Catalog(Map<String, Entry<Gpu>> gpus, Map<String, Entry<IntraNodeLink>> links,
+                    Map<String, Entry<NetworkEntry>> networks) {
+        this.gpus = gpus;
+        this.links = links;
+        this.networks = networks;
+    }
+
+    public static Catalog builtIn() {
+        Catalog c = builtIn;
+        if (c == null) {
+            synchronized (Catalog.class) {
+                if (builtIn == null) builtIn = load();
+                c = builtIn;
+            }
+        }
+        return c;
+    }
+
+    private static Catalog load() {
+        Map<String, Entry<Gpu>> gpus = new LinkedHashMap<>();
+        for (JsonNode g : read("knowledge-base/gpus.json").get("gpus")) {
+            Map<Precision, Double> peak = new EnumMap<>(Precision.class);
+            g.get("peak_tflops").fields().forEachRemaining(e -> {
+                Precision p = Precision.parse(e.getKey());
+                if (p != null && e.getValue().isNumber()) peak.put(p, e.getValue().asDouble());
+            });
+            Gpu gpu = new Gpu(g.get("key").asText(), peak, g.get("hbm_gb").asDouble(), g.get("hbm_gbps").asDouble(),
+                    num(g, "mamf_tflops_bf16"), g.path("sms").asInt(0), g.path("architecture").asText(""),
+                    g.hasNonNull("nvlink_link") ? g.get("nvlink_link").asText() : null, g.path("source").asText());
+            gpus.put(gpu.key(), new Entry<>(gpu.key(), gpu, aliases(g), g));
+        }
+        Map<String, Entry<IntraNodeLink>> links = new LinkedHashMap<>();
+        for (JsonNode l : read("knowledge-base/links.json").get("links")) {
+            IntraNodeLink link = new IntraNodeLink(l.get("key").asText(), l.path("kind").asText("pcie"),
+                    l.get("unidirectional_gbps_per_gpu").asDouble(), l.get("busbw_gbps").asDouble(),
+                    l.path("alpha_us").asDouble(10), false, l.path("source").asText());
+            links.put(link.key(), new Entry<>(link.key(), link, aliases(l), l));
+        }
+        Map<String, Entry<NetworkEntry>> nets = new LinkedHashMap<>();
+        for (JsonNode n : read("knowledge-base/networks.json").get("networks")) {
+            NetworkEntry net = new NetworkEntry(n.get("key").asText(), n.get("line_rate_gbit_s").asDouble(),
+                    n.get("efficiency").asDouble(), n.path("alpha_us").asDouble(20),
+                    n.path("default_nics_per_node").asInt(1), n.path("source").asText());
+            nets.put(net.key(), new Entry<>(net.key(), net, aliases(n), n));
+        }
+        return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
+                Collections.unmodifiableMap(nets));
+    }
+
+    static JsonNode read(String resource) {
+        try (InputStream in = Resources.open(resource)) {
+            return JSON.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + resource, e);
+        }
+    }
+
+    private static double num(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v != null && v.isNumber() ? v.asDouble() : Double.NaN;
+    }
+
+    private static List<String> aliases(JsonNode n) {
+        JsonNode a = n.get("aliases");
+        if (a == null || !a.isArray()) return List.of();
+        return java.util.stream.StreamSupport.stream(a.spliterator(), false).map(JsonNode::asText).toList();
+    }
+
+    public Map<String, Entry<Gpu>> gpus() { return gpus; }
+    public Map<String, Entry<IntraNodeLink>> links() { return links; }
+    public Map<String, Entry<NetworkEntry>> networks() { return networks; }
+
+    /**
+     * The GPU of the same architecture sold in NVLink nodes, with at least this one's memory (the
+     * smallest such), or null when there is none or {@code gpu} is one.
+     */
+    public Gpu nvlinkSibling(Gpu gpu) {
+        if (gpu.nvlinkLink() != null) return gpu;
+        Gpu best = null;
+        for (Entry<Gpu> e : gpus.values()) {
+            Gpu g = e.value();
+            if (g.nvlinkLink() == null || !g.architecture().equals(gpu.architecture()) || g.hbmGb() < gpu.hbmGb()) continue;
+            if (best == null || g.hbmGb() < best.hbmGb()) best = g;
+        }
+        return best;
+    }
+
+    public Gpu gpu(String key, String file, String field) { return find(gpus, key, "GPU", file, field).value(); }
+
+    public IntraNodeLink link(String key, String file, String field) {
+        return find(links, key, "intra-node link", file, field).value();
+    }
+
+    public NetworkEntry network(String key, String file, String field) {
+        return find(networks, key, "network", file, field).value();
+    }
+
+    private static <T> Entry<T> find(Map<String, Entry<T>> entries, String key, String what, String file, String field) {
+        String k = Names.normalize(key);
+        for (Entry<T> e : entries.values()) {
+            if (Names.normalize(e.key()).equals(k)) return e;
+            for (String a : e.aliases()) if (Names.normalize(a).equals(k)) return e;
+        }
+        throw new SpecException(file, field, "a known " + what + " key, got '" + key + "'; nearest known: "
+                + Names.nearest(key, entries.keySet(), 3));
+    }
+}

@@ -1,0 +1,148 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Reads typed fields from one object of a parsed run file, naming the file and the dotted field
+ * path in every error. Unknown keys are errors: nothing the user wrote is silently dropped.
+ */
+final class Fields {
+    private final String file;
+    private final String path;
+    private final JsonNode node;
+
+    Fields(String file, String path, JsonNode node) {
+        this.file = file;
+        this.path = path;
+        this.node = node;
+        if (node != null && !node.isObject()) throw error("", "an object (a mapping of keys to values)");
+    }
+
+    String file() { return file; }
+
+    String path(String name) { return path.isEmpty() ? name : path + "." + name; }
+
+    SpecException error(String name, String expected) {
+        return new SpecException(file, name.isEmpty() ? path : path(name), expected);
+    }
+
+    boolean has(String name) {
+        return node != null && node.has(name) && !node.get(name).isNull();
+    }
+
+    JsonNode raw(String name) { return node == null ? null : node.get(name); }
+
+    /** Fails on any key outside {@code known}, listing the keys that are. */
+    void allowOnly(Set<String> known) {
+        if (node == null) return;
+        Iterator<String> it = node.fieldNames();
+        while (it.hasNext()) {
+            String k = it.next();
+            if (!known.contains(k)) {
+                String near = Names.nearest(k, known, 3);
+                throw error(k, "unknown key; known keys here are " + new TreeSet<>(known)
+                        + (near.isEmpty() ? "" : " (nearest: " + near + ")"));
+            }
+        }
+    }
+
+    Fields object(String name) {
+        if (!has(name)) return new Fields(file, path(name), null);
+        JsonNode n = node.get(name);
+        if (!n.isObject()) throw error(name, "an object (a mapping of keys to values), got " + describe(n));
+        return new Fields(file, path(name), n);
+    }
+
+    boolean present() { return node != null; }
+
+    String requireString(String name) {
+        if (!has(name)) throw error(name, "a value is required");
+        return string(name, null);
+    }
+
+    String string(String name, String dflt) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isValueNode() || n.isBoolean()) throw error(name, "a string, got " + describe(n));
+        return n.asText();
+    }
+
+    int requirePositiveInt(String name) {
+        if (!has(name)) throw error(name, "a positive integer is required");
+        return positiveInt(name, 0);
+    }
+
+    int positiveInt(String name, int dflt) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isIntegralNumber() && !(n.isNumber() && n.asDouble() == Math.rint(n.asDouble())))
+            throw error(name, "a positive integer, got " + describe(n));
+        long v = n.asLong();
+        if (v <= 0 || v > Integer.MAX_VALUE) throw error(name, "a positive integer, got " + n.asText());
+        return (int) v;
+    }
+
+    int nonNegativeInt(String name, int dflt, int max) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isIntegralNumber()) throw error(name, "an integer from 0 to " + max + ", got " + describe(n));
+        long v = n.asLong();
+        if (v < 0 || v > max) throw error(name, "an integer from 0 to " + max + ", got " + n.asText());
+        return (int) v;
+    }
+
+    double positiveDouble(String name, double dflt) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isNumber()) throw error(name, "a positive number, got " + describe(n));
+        double v = n.asDouble();
+        if (!(v > 0) || Double.isInfinite(v)) throw error(name, "a positive number, got " + n.asText());
+        return v;
+    }
+
+    double nonNegativeDouble(String name, double dflt) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isNumber()) throw error(name, "a number >= 0, got " + describe(n));
+        double v = n.asDouble();
+        if (!(v >= 0) || Double.isInfinite(v)) throw error(name, "a number >= 0, got " + n.asText());
+        return v;
+    }
+
+    boolean bool(String name, boolean dflt) {
+        if (!has(name)) return dflt;
+        JsonNode n = node.get(name);
+        if (!n.isBoolean()) throw error(name, "true or false, got " + describe(n));
+        return n.asBoolean();
+    }
+
+    <E extends Enum<E>> E choice(String name, E dflt, Class<E> type, java.util.function.Function<String, E> parse) {
+        if (!has(name)) return dflt;
+        String s = string(name, null);
+        E v = parse.apply(s);
+        if (v == null) {
+            List<String> keys = new ArrayList<>();
+            for (E e : type.getEnumConstants()) keys.add(e.name().toLowerCase(java.util.Locale.ROOT));
+            throw error(name, "one of " + keys + ", got '" + s + "'");
+        }
+        return v;
+    }
+
+    static String describe(JsonNode n) {
+        if (n.isObject()) return "an object";
+        if (n.isArray()) return "a list";
+        if (n.isTextual()) return "the string '" + n.asText() + "'";
+        if (n.isBoolean()) return "the boolean " + n.asText();
+        if (n.isNumber()) return "the number " + n.asText();
+        return n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    static ObjectNode asObject(JsonNode n) { return (ObjectNode) n; }
+}

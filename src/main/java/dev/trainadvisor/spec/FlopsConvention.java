@@ -1,0 +1,36 @@
+package dev.trainadvisor.spec;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * How a framework counts the TFLOPS it prints (shared/reference/log-formats.md). The house
+ * convention is Megatron-LM's up to core_r0.11: every GEMM (GQA-aware), full s^2 attention,
+ * forward + backward = 3x forward, no recomputation.
+ */
+public enum FlopsConvention {
+    /** train-advisor's own: the house model FLOPs of the step model. */
+    HOUSE("house"),
+    /** InternLM / InternEvo get_megatron_flops: no GQA, mlp_ratio from config, x4 with checkpointing. */
+    INTERNEVO("internevo"),
+    /** Megatron-LM up to core_r0.11: full s^2 attention, no recompute. */
+    MEGATRON_LEGACY("megatron-legacy"),
+    /** Megatron-LM from core_v0.12.0: causal attention counted at half. */
+    MEGATRON("megatron"),
+    /** torchtitan: 6 (N - N_embedding) + 12 L H d s, full attention, no recompute. */
+    TORCHTITAN("torchtitan"),
+    /** Composer / llm-foundry MPT: 6 N + 12 L d s with N including embeddings. */
+    COMPOSER("composer");
+
+    public final String key;
+
+    FlopsConvention(String key) { this.key = key; }
+
+    public static FlopsConvention parse(String s) {
+        if (s == null) return null;
+        for (FlopsConvention c : values()) if (c.key.equalsIgnoreCase(s.trim())) return c;
+        return null;
+    }
+
+    public static List<String> keys() { return Arrays.stream(values()).map(c -> c.key).toList(); }
+}

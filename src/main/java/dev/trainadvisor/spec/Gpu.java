@@ -1,0 +1,30 @@
+package dev.trainadvisor.spec;
+
+import java.util.Map;
+
+/**
+ * One accelerator from the catalogue (or given inline in a run file).
+ *
+ * @param peakTflops dense tensor-core peak per precision, from the datasheet
+ * @param mamfTflopsBf16 measured maximum achievable bf16 matmul TFLOPS, or NaN when unmeasured
+ * @param nvlinkLink the NVLink generation of this GPU's NVLink (SXM) nodes, or null for PCIe-only cards
+ */
+public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, double hbmGbps,
+                  double mamfTflopsBf16, int sms, String architecture, String nvlinkLink, String source) {
+
+    public Gpu {
+        peakTflops = Map.copyOf(peakTflops);
+    }
+
+    /** Peak for a precision; fp8 falls back to bf16 on GPUs without fp8 tensor cores. */
+    public double peakTflops(Precision p) {
+        Double v = peakTflops.get(p);
+        if (v == null && p == Precision.FP8) v = peakTflops.get(Precision.BF16);
+        if (v == null && p == Precision.FP16) v = peakTflops.get(Precision.BF16);
+        if (v == null && p == Precision.BF16) v = peakTflops.get(Precision.FP16);
+        if (v == null) v = peakTflops.get(Precision.FP32);
+        return v == null ? Double.NaN : v;
+    }
+
+    public boolean hasFp8() { return peakTflops.get(Precision.FP8) != null; }
+}

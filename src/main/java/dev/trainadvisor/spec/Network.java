@@ -1,0 +1,18 @@
+package dev.trainadvisor.spec;
+
+/**
+ * The inter-node network of a cluster.
+ *
+ * @param lineRateGbitS one NIC's line rate in Gbit/s (datasheet)
+ * @param efficiency    achieved fraction of line rate for NCCL traffic (measured, see catalogue)
+ * @param busbwGbps     measured per-node all-reduce bus bandwidth from the run file in GB/s, or NaN
+ */
+public record Network(String key, double lineRateGbitS, double efficiency, double alphaUs,
+                      int nicsPerNode, double busbwGbps, String source) {
+
+    /** Bandwidth one node can push into the network, GB/s: NICs x line rate x efficiency, or the measurement. */
+    public double nodeGbps() {
+        if (!Double.isNaN(busbwGbps)) return busbwGbps;
+        return nicsPerNode * lineRateGbitS / 8.0 * efficiency;
+    }
+}

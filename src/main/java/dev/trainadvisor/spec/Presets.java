@@ -1,0 +1,44 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Model presets (model/*.json) and cluster presets (knowledge-base/clusters/*.json) shipped on the classpath. */
+public final class Presets {
+    private static volatile Map<String, JsonNode> models;
+    private static volatile Map<String, JsonNode> clusters;
+
+    private Presets() {}
+
+    public static Map<String, JsonNode> models() {
+        if (models == null) models = load("model");
+        return models;
+    }
+
+    public static Map<String, JsonNode> clusters() {
+        if (clusters == null) clusters = load("knowledge-base/clusters");
+        return clusters;
+    }
+
+    private static Map<String, JsonNode> load(String dir) {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        List<String> files = Resources.list(dir, ".json");
+        for (String f : files) {
+            String name = f.substring(f.lastIndexOf('/') + 1, f.length() - ".json".length());
+            out.put(name, Catalog.read(f));
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    static JsonNode find(Map<String, JsonNode> presets, String name, String what, String file, String field) {
+        String k = Names.normalize(name);
+        for (Map.Entry<String, JsonNode> e : presets.entrySet()) {
+            if (Names.normalize(e.getKey()).equals(k)) return e.getValue();
+        }
+        throw new SpecException(file, field, "a known " + what + " preset, got '" + name + "'; nearest known: "
+                + Names.nearest(name, presets.keySet(), 3));
+    }
+}

@@ -1,0 +1,65 @@
+package dev.trainadvisor.spec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+
+/** Data files shipped on the classpath (knowledge-base/, model/, rules/), from a folder or from the jar. */
+public final class Resources {
+    private Resources() {}
+
+    public static InputStream open(String name) {
+        InputStream in = Resources.class.getClassLoader().getResourceAsStream(name);
+        if (in == null) throw new IllegalStateException("missing resource on the classpath: " + name);
+        return in;
+    }
+
+    public static boolean exists(String name) {
+        return Resources.class.getClassLoader().getResource(name) != null;
+    }
+
+    /** Names (full resource paths, sorted) of the files in classpath folder {@code dir} ending in {@code suffix}. */
+    public static List<String> list(String dir, String suffix) {
+        String prefix = dir.endsWith("/") ? dir : dir + "/";
+        List<String> out = new ArrayList<>();
+        try {
+            Enumeration<URL> urls = Resources.class.getClassLoader().getResources(prefix);
+            while (urls.hasMoreElements()) {
+                URL url = urls.nextElement();
+                if ("file".equals(url.getProtocol())) {
+                    try (Stream<Path> files = Files.list(Path.of(url.toURI()))) {
+                        files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(suffix))
+                                .forEach(n -> out.add(prefix + n));
+                    }
+                } else if ("jar".equals(url.getProtocol())) {
+                    JarURLConnection c = (JarURLConnection) url.openConnection();
+                    c.setUseCaches(false);
+                    try (JarFile jar = c.getJarFile()) {
+                        Enumeration<JarEntry> es = jar.entries();
+                        while (es.hasMoreElements()) {
+                            String n = es.nextElement().getName();
+                            if (n.startsWith(prefix) && n.endsWith(suffix) && n.indexOf('/', prefix.length()) < 0)
+                                out.add(n);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        return out.stream().distinct().sorted().toList();
+    }
+}

@@ -1,0 +1,318 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads and validates a run file (JSON or YAML, snake_case keys, DESIGN.md section 3) into a
+ * {@link RunSpec}. Every error names the file, the dotted field and what was expected.
+ */
+public final class SpecReader {
+    static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log");
+    private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
+            "gpus_per_node", "intra_node", "inter_node");
+    private static final Set<String> INTRA = Set.of("link", "busbw_gbps");
+    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps");
+    private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
+            "mamf_tflops_bf16", "sms", "source");
+    private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
+            "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings", "qkv_bias", "moe", "mlp_ratio", "position_embedding",
+            "norm", "max_seq_len", "params_b", "source", "notes");
+    private static final Set<String> MOE = Set.of("experts", "top_k", "ffn_hidden", "every");
+    private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
+            "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather");
+    private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
+            "precision", "grad_reduce_precision", "flash_attention");
+    private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
+            "step_time_s", "fwd_bwd_time_s", "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps",
+            "loss_scale");
+
+    private final Catalog catalog;
+
+    public SpecReader(Catalog catalog) { this.catalog = catalog; }
+
+    public SpecReader() { this(Catalog.builtIn()); }
+
+    /** Reads a run file; the format follows the extension (.json, or .yaml/.yml). */
+    public RunSpec read(Path file) {
+        return read(parse(file), file.toString());
+    }
+
+    /** Parses a JSON or YAML file into a tree, turning I/O and syntax errors into {@link SpecException}. */
+    public static JsonNode parse(Path file) {
+        String name = file.toString();
+        String lower = name.toLowerCase(Locale.ROOT);
+        ObjectMapper mapper = lower.endsWith(".yaml") || lower.endsWith(".yml") ? YAML : JSON;
+        try {
+            String text = Files.readString(file);
+            JsonNode tree = mapper.readTree(text);
+            if (tree == null || tree.isMissingNode() || tree.isNull())
+                throw new SpecException(name, null, "a run file with at least cluster, model and training; the file is empty");
+            return tree;
+        } catch (NoSuchFileException e) {
+            throw new SpecException(name, null, "an existing file; it does not exist");
+        } catch (JsonProcessingException e) {
+            String what = mapper == YAML ? "valid YAML" : "valid JSON";
+            throw new SpecException(name, null, what + ": " + e.getOriginalMessage()
+                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr()));
+        } catch (IOException e) {
+            throw new SpecException(name, null, "a readable file: " + e.getMessage());
+        }
+    }
+
+    /** Validates a parsed run file; {@code file} is only used in error messages. */
+    public RunSpec read(JsonNode tree, String file) {
+        Fields top = new Fields(file, "", tree);
+        top.allowOnly(TOP);
+        if (top.has("log"))
+            throw top.error("log", "metrics given inline under 'metrics:'; reading them from a training log"
+                    + " is not available in this version");
+        String name = top.string("name", null);
+        if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
+        if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
+        if (!top.has("training")) throw top.error("training", "the training block (seq_len, micro_batch_size, ...) is required");
+        Cluster cluster = cluster(top);
+        Model model = model(top);
+        Training training = training(top.object("training"));
+        Parallel parallel = parallel(top.object("parallel"), cluster, model, training);
+        Measurements measured = metrics(top.object("metrics"));
+        if (training.precision() == Precision.FP8 && !cluster.gpu().hasFp8())
+            throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
+                    + " has no fp8 tensor cores");
+        String runName = name != null ? name : stem(file);
+        return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
+    }
+
+    private static String stem(String file) {
+        if (file == null) return "run";
+        String n = Path.of(file).getFileName().toString();
+        int dot = n.lastIndexOf('.');
+        return dot > 0 ? n.substring(0, dot) : n;
+    }
+
+    // ---------------------------------------------------------------- cluster
+
+    private Cluster cluster(Fields top) {
+        JsonNode raw = top.raw("cluster");
+        JsonNode merged;
+        if (raw.isTextual()) {
+            merged = Presets.find(Presets.clusters(), raw.asText(), "cluster", top.file(), "cluster");
+        } else if (raw.isObject()) {
+            merged = raw;
+            if (raw.has("preset")) {
+                if (!raw.get("preset").isTextual()) throw top.error("cluster.preset", "a cluster preset name");
+                JsonNode preset = Presets.find(Presets.clusters(), raw.get("preset").asText(), "cluster",
+                        top.file(), "cluster.preset");
+                merged = merge(preset.deepCopy(), raw);
+                ((ObjectNode) merged).remove("preset");
+            }
+        } else {
+            throw top.error("cluster", "a preset name or an object, got " + Fields.describe(raw));
+        }
+        Fields c = new Fields(top.file(), "cluster", merged);
+        c.allowOnly(CLUSTER);
+        Gpu gpu = gpu(c);
+        int nodes = c.positiveInt("nodes", 1);
+        int perNode = c.requirePositiveInt("gpus_per_node");
+        Fields intra = c.object("intra_node");
+        intra.allowOnly(INTRA);
+        IntraNodeLink link;
+        if (perNode == 1 && !intra.has("link")) {
+            link = new IntraNodeLink("none", "none", 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node");
+        } else {
+            if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
+                    catalog.links().keySet()) + ") is required when a node holds more than one GPU");
+            link = catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link");
+            if (intra.has("busbw_gbps")) link = link.withMeasuredBusbw(intra.positiveDouble("busbw_gbps", 0));
+        }
+        Fields inter = c.object("inter_node");
+        inter.allowOnly(INTER);
+        Network network = null;
+        if (inter.present() && inter.has("link")) {
+            Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
+            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode());
+            double busbw = inter.has("busbw_gbps") ? inter.positiveDouble("busbw_gbps", 0) : Double.NaN;
+            network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source());
+        }
+        if (nodes > 1 && network == null)
+            throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",
+                    catalog.networks().keySet()) + ") is required when nodes > 1");
+        String name = c.string("name", gpu.key() + " x" + nodes * perNode);
+        return new Cluster(name, gpu, nodes, perNode, link, network);
+    }
+
+    private Gpu gpu(Fields c) {
+        if (!c.has("gpu")) throw c.error("gpu", "a GPU (a catalogue key such as " + String.join(", ",
+                catalog.gpus().keySet()) + ", or {peak_tflops: {bf16: ..}, hbm_gb, hbm_gbps}) is required");
+        JsonNode g = c.raw("gpu");
+        if (g.isTextual()) return catalog.gpu(g.asText(), c.file(), "cluster.gpu");
+        if (!g.isObject()) throw c.error("gpu", "a catalogue key or an object, got " + Fields.describe(g));
+        Fields f = c.object("gpu");
+        f.allowOnly(GPU_INLINE);
+        Fields peak = f.object("peak_tflops");
+        if (!peak.present()) throw f.error("peak_tflops", "an object of dense peaks per precision, e.g. {bf16: 312}");
+        Map<Precision, Double> peaks = new EnumMap<>(Precision.class);
+        for (Precision p : Precision.values()) {
+            if (peak.has(p.key())) peaks.put(p, peak.positiveDouble(p.key(), 0));
+        }
+        Set<String> precisions = new java.util.HashSet<>();
+        for (Precision p : Precision.values()) precisions.add(p.key());
+        peak.allowOnly(precisions);
+        if (!peaks.containsKey(Precision.BF16) && !peaks.containsKey(Precision.FP16))
+            throw peak.error("bf16", "a positive number (dense bf16 or fp16 TFLOPS) is required");
+        double hbmGb = f.positiveDouble("hbm_gb", Double.NaN);
+        if (Double.isNaN(hbmGb)) throw f.error("hbm_gb", "the GPU memory in GB is required");
+        double hbmGbps = f.positiveDouble("hbm_gbps", Double.NaN);
+        if (Double.isNaN(hbmGbps)) throw f.error("hbm_gbps", "the memory bandwidth in GB/s is required");
+        String key = f.string("key", f.string("name", "custom-gpu"));
+        return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN),
+                f.positiveInt("sms", 0), "", null, f.string("source", "given in " + c.file()));
+    }
+
+    // ---------------------------------------------------------------- model
+
+    private Model model(Fields top) {
+        JsonNode raw = top.raw("model");
+        Fields m;
+        if (raw.isTextual()) {
+            JsonNode preset = Presets.find(Presets.models(), raw.asText(), "model", top.file(), "model");
+            m = new Fields(top.file(), "model", preset);
+        } else if (raw.isObject()) {
+            m = top.object("model");
+        } else {
+            throw top.error("model", "a preset name (" + String.join(", ", Presets.models().keySet())
+                    + ") or an object, got " + Fields.describe(raw));
+        }
+        m.allowOnly(MODEL);
+        int layers = m.requirePositiveInt("layers");
+        int hidden = m.requirePositiveInt("hidden");
+        int heads = m.requirePositiveInt("heads");
+        int kvHeads = m.positiveInt("kv_heads", heads);
+        int ffn = m.requirePositiveInt("ffn_hidden");
+        int vocab = m.requirePositiveInt("vocab");
+        if (hidden % heads != 0) throw m.error("heads", "a divisor of hidden (" + hidden + "), got " + heads);
+        if (heads % kvHeads != 0) throw m.error("kv_heads", "a divisor of heads (" + heads + "), got " + kvHeads);
+        Moe moe = null;
+        if (m.has("moe")) {
+            Fields f = m.object("moe");
+            f.allowOnly(MOE);
+            int experts = f.requirePositiveInt("experts");
+            int topK = f.requirePositiveInt("top_k");
+            if (topK > experts) throw f.error("top_k", "at most experts (" + experts + "), got " + topK);
+            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn), f.positiveInt("every", 1));
+        }
+        String name = m.string("name", raw.isTextual() ? raw.asText() : "custom-model");
+        return new Model(name, layers, hidden, heads, kvHeads, ffn, vocab, m.bool("gated_mlp", true),
+                m.bool("tied_embeddings", false), m.bool("qkv_bias", false), moe,
+                m.positiveDouble("mlp_ratio", (double) ffn / hidden));
+    }
+
+    // ---------------------------------------------------------------- training and parallel
+
+    private Training training(Fields t) {
+        t.allowOnly(TRAINING);
+        int seq = t.requirePositiveInt("seq_len");
+        int mbs = t.requirePositiveInt("micro_batch_size");
+        int mb = t.positiveInt("micro_batches", 1);
+        Recompute rc = t.choice("recompute", Recompute.NONE, Recompute.class, Recompute::parse);
+        Precision p = t.choice("precision", Precision.BF16, Precision.class, Precision::parse);
+        Precision gr = t.choice("grad_reduce_precision", p == Precision.FP8 ? Precision.BF16 : p,
+                Precision.class, Precision::parse);
+        return new Training(seq, mbs, mb, rc, p, gr, t.bool("flash_attention", true));
+    }
+
+    private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {
+        p.allowOnly(PARALLEL);
+        int gpus = cluster.gpus();
+        int tp = p.positiveInt("tp", 1);
+        int pp = p.positiveInt("pp", 1);
+        int cp = p.positiveInt("cp", 1);
+        int ep = p.positiveInt("ep", 1);
+        int mp = tp * pp * cp;
+        if (gpus % mp != 0)
+            throw p.error("tp", "tp*pp*cp (" + tp + "*" + pp + "*" + cp + "=" + mp + ") to divide the cluster's "
+                    + gpus + " GPUs");
+        int dp;
+        if (p.has("dp")) {
+            dp = p.positiveInt("dp", 0);
+            if ((long) dp * mp != gpus)
+                throw p.error("dp", "tp*pp*cp*dp to equal the cluster's " + gpus + " GPUs (" + cluster.nodes()
+                        + " nodes x " + cluster.gpusPerNode() + "), so dp=" + gpus / mp + "; got dp=" + dp);
+        } else {
+            dp = gpus / mp;
+        }
+        if (model.heads() % tp != 0)
+            throw p.error("tp", "a divisor of the model's " + model.heads() + " attention heads, got tp=" + tp);
+        if (model.kvHeads() % tp != 0 && tp % model.kvHeads() != 0)
+            throw p.error("tp", "a divisor or multiple of the model's " + model.kvHeads() + " KV heads, got tp=" + tp);
+        int vs = p.positiveInt("virtual_stages", 1);
+        if (vs > 1 && pp == 1) throw p.error("virtual_stages", "1 when pp is 1 (interleaving needs a pipeline)");
+        if (model.layers() < pp * vs)
+            throw p.error("pp", "pp*virtual_stages at most the model's " + model.layers() + " layers, got "
+                    + pp + "*" + vs);
+        if (training.seqLen() % cp != 0)
+            throw p.error("cp", "a divisor of seq_len (" + training.seqLen() + "), got cp=" + cp);
+        if (ep > 1) {
+            if (!model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
+            if (model.moe().experts() % ep != 0)
+                throw p.error("ep", "a divisor of the " + model.moe().experts() + " experts, got " + ep);
+            if ((dp * cp) % ep != 0) throw p.error("ep", "a divisor of dp*cp (" + dp * cp + "), got " + ep);
+        }
+        int zero = p.nonNegativeInt("zero_stage", 0, 3);
+        int zg = p.positiveInt("zero_group_size", dp);
+        if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
+        return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
+                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false));
+    }
+
+    private Measurements metrics(Fields m) {
+        if (!m.present()) return Measurements.NONE;
+        m.allowOnly(METRICS);
+        double mfu = m.positiveDouble("mfu", Double.NaN);
+        if (mfu > 1) throw m.error("mfu", "a fraction between 0 and 1 (e.g. 0.42 for 42%), got " + mfu);
+        String conv = m.string("tflops_convention", null);
+        if (conv != null && FlopsConvention.parse(conv) == null)
+            throw m.error("tflops_convention", "one of " + FlopsConvention.keys() + ", got '" + conv + "'");
+        if (m.has("tflops_per_gpu") && conv == null)
+            throw m.error("tflops_convention", "how the framework counted the printed TFLOPS (one of "
+                    + FlopsConvention.keys() + ") whenever tflops_per_gpu is given");
+        double steps = m.nonNegativeDouble("steps", Double.NaN);
+        double skipped = m.nonNegativeDouble("skipped_steps", Double.NaN);
+        if (!Double.isNaN(steps) && !Double.isNaN(skipped) && skipped > steps)
+            throw m.error("skipped_steps", "at most steps (" + steps + "), got " + skipped);
+        return new Measurements(m.positiveDouble("tflops_per_gpu", Double.NaN), conv,
+                m.positiveDouble("tokens_per_gpu_per_s", Double.NaN), m.positiveDouble("step_time_s", Double.NaN),
+                m.positiveDouble("fwd_bwd_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
+                mfu, m.positiveDouble("peak_memory_gb", Double.NaN), steps, skipped,
+                m.positiveDouble("loss_scale", Double.NaN));
+    }
+
+    /** Deep merge: values of {@code over} replace those of {@code base}; nested objects merge. */
+    static ObjectNode merge(JsonNode base, JsonNode over) {
+        ObjectNode out = ((ObjectNode) base);
+        over.fields().forEachRemaining(e -> {
+            JsonNode b = out.get(e.getKey());
+            if (b != null && b.isObject() && e.getValue().isObject()) merge(b, e.getValue());
+            else out.set(e.getKey(), e.getValue().deepCopy());
+        });
+        return out;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Map;
+
+/**
+ * Writes a validated run back as a run-file tree (without metrics). A what-if edits this tree
+ * with a change in run-file terms and reads it again, so every change goes through the same
+ * validation as the user's own file.
+ */
+public final class SpecWriter {
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private SpecWriter() {}
+
+    public static ObjectNode write(Cluster cluster, RunMetrics run) {
+        ObjectNode root = F.objectNode();
+        root.put("name", run.name());
+        root.set("cluster", cluster(cluster));
+        root.set("model", model(run.model()));
+        root.set("parallel", parallel(run.parallel()));
+        root.set("training", training(run.training()));
+        return root;
+    }
+
+    static ObjectNode cluster(Cluster c) {
+        ObjectNode o = F.objectNode();
+        o.put("name", c.name());
+        Gpu g = c.gpu();
+        Catalog.Entry<Gpu> known = Catalog.builtIn().gpus().get(g.key());
+        if (known != null && known.value().equals(g)) {
+            o.put("gpu", g.key());
+        } else {
+            ObjectNode gpu = o.putObject("gpu");
+            gpu.put("key", g.key());
+            ObjectNode peak = gpu.putObject("peak_tflops");
+            for (Map.Entry<Precision, Double> e : new java.util.TreeMap<>(g.peakTflops()).entrySet())
+                peak.put(e.getKey().key(), e.getValue());
+            gpu.put("hbm_gb", g.hbmGb());
+            gpu.put("hbm_gbps", g.hbmGbps());
+            if (!Double.isNaN(g.mamfTflopsBf16())) gpu.put("mamf_tflops_bf16", g.mamfTflopsBf16());
+            if (g.sms() > 0) gpu.put("sms", g.sms());
+            gpu.put("source", g.source());
+        }
+        o.put("nodes", c.nodes());
+        o.put("gpus_per_node", c.gpusPerNode());
+        if (!"none".equals(c.intraNode().key())) {
+            ObjectNode intra = o.putObject("intra_node");
+            intra.put("link", c.intraNode().key());
+            if (c.intraNode().busbwMeasured()) intra.put("busbw_gbps", c.intraNode().busbwGbps());
+        }
+        if (c.interNode() != null) {
+            ObjectNode inter = o.putObject("inter_node");
+            inter.put("link", c.interNode().key());
+            inter.put("nics_per_node", c.interNode().nicsPerNode());
+            if (!Double.isNaN(c.interNode().busbwGbps())) inter.put("busbw_gbps", c.interNode().busbwGbps());
+        }
+        return o;
+    }
+
+    static ObjectNode model(Model m) {
+        ObjectNode o = F.objectNode();
+        o.put("name", m.name());
+        o.put("layers", m.layers());
+        o.put("hidden", m.hidden());
+        o.put("heads", m.heads());
+        o.put("kv_heads", m.kvHeads());
+        o.put("ffn_hidden", m.ffnHidden());
+        o.put("vocab", m.vocab());
+        o.put("gated_mlp", m.gatedMlp());
+        o.put("tied_embeddings", m.tiedEmbeddings());
+        o.put("qkv_bias", m.qkvBias());
+        o.put("mlp_ratio", m.mlpRatio());
+        if (m.moe() != null) {
+            ObjectNode moe = o.putObject("moe");
+            moe.put("experts", m.moe().experts());
+            moe.put("top_k", m.moe().topK());
+            moe.put("ffn_hidden", m.moe().ffnHidden());
+            moe.put("every", m.moe().every());
+        }
+        return o;
+    }
+
+    static ObjectNode parallel(Parallel p) {
+        ObjectNode o = F.objectNode();
+        o.put("tp", p.tp());
+        o.put("pp", p.pp());
+        o.put("dp", p.dp());
+        o.put("cp", p.cp());
+        o.put("ep", p.ep());
+        o.put("sequence_parallel", p.sequenceParallel());
+        o.put("zero_stage", p.zeroStage());
+        o.put("zero_group_size", p.zeroGroupSize());
+        o.put("virtual_stages", p.virtualStages());
+        o.put("overlap_grad_reduce", p.overlapGradReduce());
+        o.put("overlap_param_gather", p.overlapParamGather());
+        return o;
+    }
+
+    static ObjectNode training(Training t) {
+        ObjectNode o = F.objectNode();
+        o.put("seq_len", t.seqLen());
+        o.put("micro_batch_size", t.microBatchSize());
+        o.put("micro_batches", t.microBatches());
+        o.put("recompute", t.recompute().key());
+        o.put("precision", t.precision().key());
+        o.put("grad_reduce_precision", t.gradReducePrecision().key());
+        o.put("flash_attention", t.flashAttention());
+        return o;
+    }
+
+    /**
+     * Applies a change given as dotted run-file paths to values (null removes the field). A change to the
+     * GPU count keeps dp derived: dp is dropped so that the reader derives it again.
+     */
+    public static ObjectNode apply(ObjectNode tree, Map<String, Object> change) {
+        ObjectNode out = tree.deepCopy();
+        for (Map.Entry<String, Object> e : change.entrySet()) {
+            String[] parts = e.getKey().split("\\.");
+            ObjectNode node = out;
+            for (int i = 0; i < parts.length - 1; i++) {
+                JsonNode next = node.get(parts[i]);
+                if (next == null || !next.isObject()) next = node.putObject(parts[i]);
+                node = (ObjectNode) next;
+            }
+            String leaf = parts[parts.length - 1];
+            if (e.getValue() == null) node.remove(leaf);
+            else node.set(leaf, SpecReader.JSON.valueToTree(e.getValue()));
+            if (e.getKey().equals("cluster.nodes") || e.getKey().equals("cluster.gpus_per_node")) {
+                JsonNode par = out.get("parallel");
+                if (par instanceof ObjectNode po && !change.containsKey("parallel.dp")) {
+                    po.remove("dp");
+                    if (!change.containsKey("parallel.zero_group_size")) po.remove("zero_group_size");
+                }
+            }
+        }
+        return out;
+    }
+}
