@@ -14,5 +14,4 @@ public record Diagnosis(String id, String title, String severity, double impactF
         evidence = List.copyOf(evidence);
     }
 
-    public boolean isMajor() { return "high".equals(severity) || "medium".equals(severity); }
 }

@@ -1,0 +1,62 @@
+package dev.trainadvisor.cli;
+
+import dev.trainadvisor.advice.Advice;
+import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.engine.RuleEngine;
+import dev.trainadvisor.report.Json;
+import dev.trainadvisor.report.Markdown;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "advise", mixinStandardHelpOptions = true,
+        description = "Advice for one run file (JSON or YAML): prediction, diagnoses, ranked recommendations.")
+final class AdviseCommand implements Callable<Integer> {
+    enum Format { json, md }
+
+    enum FailOn { high, medium, never }
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "RUN", description = "the run file")
+    Path run;
+
+    @Option(names = "--format", defaultValue = "json", description = "json or md (default: ${DEFAULT-VALUE})")
+    Format format;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
+    Path out;
+
+    @Option(names = "--rules", paramLabel = "DIR", description = "a folder of extra *.drl rules")
+    Path rules;
+
+    @Option(names = "--fail-on", defaultValue = "never",
+            description = "exit 1 when a cause of this severity or worse is found: high, medium, never")
+    FailOn failOn;
+
+    @Override
+    public Integer call() {
+        RunSpec s = new SpecReader().read(run);
+        RuleEngine engine = rules == null ? RuleEngine.builtIn() : RuleEngine.withFolder(rules);
+        Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
+        Output.write(format == Format.md ? Markdown.of(advice) : Json.of(advice), out, spec.commandLine().getOut());
+        return exitCode(advice, failOn);
+    }
+
+    static int exitCode(Advice advice, FailOn failOn) {
+        boolean fail = switch (failOn) {
+            case never -> false;
+            case high -> advice.diagnoses().stream().anyMatch(d -> d.severity().equals("high"));
+            case medium -> advice.diagnoses().stream().anyMatch(d -> d.severity().equals("high") || d.severity().equals("medium"));
+        };
+        return fail ? Main.HIGH_SEVERITY : Main.OK;
+    }
+}

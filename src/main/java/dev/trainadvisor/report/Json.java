@@ -1,0 +1,61 @@
+package dev.trainadvisor.report;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.trainadvisor.advice.Advice;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.List;
+
+/**
+ * Advice as JSON (DESIGN.md section 4): snake_case keys, numbers to 6 significant digits,
+ * NaN as null, "\n" line ends, so the same input gives the same bytes.
+ */
+public final class Json {
+    static final ObjectMapper MAPPER = mapper();
+
+    private Json() {}
+
+    static ObjectMapper mapper() {
+        SimpleModule numbers = new SimpleModule("numbers");
+        JsonSerializer<Double> round = new JsonSerializer<>() {
+            @Override
+            public void serialize(Double v, JsonGenerator g, SerializerProvider p) throws IOException {
+                if (v == null || v.isNaN() || v.isInfinite()) g.writeNull();
+                else if (v == Math.rint(v) && Math.abs(v) < 1e15) g.writeNumber(v.longValue());
+                else g.writeNumber(new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros());
+            }
+        };
+        numbers.addSerializer(Double.class, round);
+        numbers.addSerializer(double.class, round);
+        DefaultPrettyPrinter pp = new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"));
+        return new ObjectMapper()
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .registerModule(numbers)
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .setDefaultPrettyPrinter(pp);
+    }
+
+    public static String of(Advice advice) { return write(advice); }
+
+    public static String of(List<Advice> advice) { return write(advice); }
+
+    private static String write(Object o) {
+        try {
+            return MAPPER.writer(new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                    .withArrayIndenter(new DefaultIndenter("  ", "\n"))).writeValueAsString(o) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write advice as JSON", e);
+        }
+    }
+}
