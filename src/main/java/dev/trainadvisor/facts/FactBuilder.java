@@ -52,7 +52,7 @@ public final class FactBuilder {
         return new GapFact(ratio, o.stepTimeS(), p.stepTimeS(), o.stepTimeS() - p.stepTimeS());
     }
 
-    static RunFact runFact(Cluster c, RunMetrics run) {
+    public static RunFact runFact(Cluster c, RunMetrics run) {
         Parallel p = run.parallel();
         Training t = run.training();
         Gpu gpu = c.gpu();

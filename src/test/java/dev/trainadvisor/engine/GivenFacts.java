@@ -1,0 +1,74 @@
+package dev.trainadvisor.engine;
+
+import dev.trainadvisor.facts.CollectiveFact;
+import dev.trainadvisor.facts.Diagnosis;
+import dev.trainadvisor.facts.FactBuilder;
+import dev.trainadvisor.facts.GapFact;
+import dev.trainadvisor.facts.ObservationFact;
+import dev.trainadvisor.facts.PredictionFact;
+import dev.trainadvisor.facts.RunFact;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Facts for rule tests, built by hand: a configuration from an example run file, and predicted or
+ * observed numbers chosen for the case, so each rule is judged on given facts, not on the step model.
+ */
+final class GivenFacts {
+    final List<Object> facts = new ArrayList<>();
+
+    static RunFact run(String example) {
+        RunSpec s = new SpecReader().read(Path.of("examples", example));
+        return FactBuilder.runFact(s.cluster(), s.run());
+    }
+
+    static GivenFacts of(String example) {
+        GivenFacts g = new GivenFacts();
+        g.facts.add(run(example));
+        return g;
+    }
+
+    /** A predicted step of {@code stepS} seconds at {@code tokensPerGpuPerS}. */
+    GivenFacts step(double stepS, double tokensPerGpuPerS) {
+        facts.add(new PredictionFact(stepS, tokensPerGpuPerS, 150, 0.48, stepS * 0.8, stepS * 0.2, 0.02, 0, 4.46e10));
+        return this;
+    }
+
+    /** A collective whose time is all its bytes over busbw and of which {@code exposedS} is not hidden. */
+    GivenFacts collective(String name, String scope, String link, double busbwGbps, double bytes, double exposedS, double stepS) {
+        double factor = 7.0 / 8;
+        double seconds = factor * bytes / (busbwGbps * 1e9);
+        facts.add(new CollectiveFact(name, "reduce-scatter", "zero", 8, factor, bytes, link, scope, false, busbwGbps,
+                seconds, exposedS, exposedS / stepS, "last-backward"));
+        return this;
+    }
+
+    GivenFacts observed(double tokensPerGpuPerS, double stepS, double tflopsPrinted, String convention,
+                        double conventionFlops, double houseFlops) {
+        facts.add(new ObservationFact(tokensPerGpuPerS, stepS, Double.NaN, tflopsPrinted, convention, conventionFlops,
+                houseFlops, tokensPerGpuPerS * houseFlops / 1e12, tokensPerGpuPerS * houseFlops / 1e12 / 312,
+                "tokens_per_gpu_per_s"));
+        return this;
+    }
+
+    GivenFacts gap(double observedOverPredicted, double observedStepS, double predictedStepS) {
+        facts.add(new GapFact(observedOverPredicted, observedStepS, predictedStepS, observedStepS - predictedStepS));
+        return this;
+    }
+
+    RuleEngine.Result fire() { return RuleEngine.builtIn().run(facts); }
+
+    static Diagnosis only(RuleEngine.Result r, String id) {
+        List<Diagnosis> ds = r.diagnoses().stream().filter(d -> d.id().equals(id)).toList();
+        if (ds.size() != 1) throw new AssertionError("expected one " + id + " diagnosis, got " + r.diagnoses());
+        return ds.get(0);
+    }
+
+    static boolean fired(RuleEngine.Result r, String id) {
+        return r.diagnoses().stream().anyMatch(d -> d.id().equals(id));
+    }
+}
