@@ -16,9 +16,9 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
                          double overlapFraction) {
 
     /**
-     * Used when a GPU has no measured MAMF: the measured MAMF over peak of the catalogued NVIDIA
-     * data-centre GPUs lies between 0.80 (H100 SXM) and 0.87 (A100 SXM) (knowledge-base/gpus.json,
-     * mamf_source); 0.80 is the conservative end.
+     * Used when a GPU has no measured MAMF: measured MAMF over dense peak of the catalogued NVIDIA
+     * GPUs lies between 0.73 (GB200) and 0.87 (A100 SXM), 0.80 for H100 SXM and H200
+     * (knowledge-base/gpus.json, mamf_source); 0.80 is the middle.
      */
     public static final double DEFAULT_GEMM_FRACTION = 0.80;
 
@@ -33,23 +33,26 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
 
     /**
      * FlashAttention-2 reaches 50-73% of the A100's peak (Dao 2023, "FlashAttention-2: Faster
-     * Attention with Better Parallelism and Work Partitioning", abstract and figure 5); forward plus
+     * Attention with Better Parallelism and Work Partitioning", arXiv 2307.08691, abstract); forward plus
      * backward with the causal mask sits at the low end.
      */
     public static final double ATTENTION_FRACTION = 0.50;
 
     /**
-     * Streaming kernels reach about 90% of datasheet HBM bandwidth (BabelStream triad on A100-SXM4-40GB:
-     * 1.40 of 1.555 TB/s; Deakin et al., "Evaluating the performance of HPC-style SYCL applications",
-     * and NVIDIA's own STREAM figures); norm, activation and cross-entropy kernels do a little worse.
+     * Streaming kernels reach 88-90% of datasheet HBM bandwidth: 1.80 of 2.04 TB/s on an A100 80GB SXM,
+     * "around 90%" the best any kernel reached in NVIDIA's GTC talk cited there
+     * (https://forums.developer.nvidia.com/t/trouble-to-reach-peak-bandwidth-of-a100/339083). Norm,
+     * activation and cross-entropy kernels do a little worse; we take 0.85.
      */
     public static final double HBM_FRACTION = 0.85;
 
     /**
-     * A collective overlapped with compute slows that compute (both compete for SMs and HBM), so it hides
-     * behind less than the whole window. Rashidi et al. 2021 ("Enabling Compute-Communication Overlap in
-     * Distributed Deep Learning Training Platforms", ISCA) measure compute slowed by up to ~25% under
-     * concurrent all-reduce; we take 80% of the window as hidden.
+     * A collective overlapped with compute slows that compute: its kernels take SMs, so GEMMs run an extra
+     * wave (an H100 GEMM fell from ~80% to ~47% MFU beside a 24-block NCCL all-gather,
+     * https://forums.developer.nvidia.com/t/compute-communication-overlap-causes-severe-gemm-performance-degradation-because-of-tail-effect/337991),
+     * and DDP-style bucketing hides 60-90% of the gradient all-reduce behind backward
+     * (https://factryze.ai/scale-atlas/collectives/compute-comm-overlap). We take 0.80 of the window as
+     * hidden: a judgement within that range, not a measurement; a fit to a run's timings replaces it.
      */
     public static final double OVERLAP_FRACTION = 0.80;
 

@@ -97,6 +97,9 @@ public final class SpecReader {
         if (training.precision() == Precision.FP8 && !cluster.gpu().hasFp8())
             throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
                     + " has no fp8 tensor cores");
+        if (training.precision() == Precision.BF16 && cluster.gpu().peakTflops().get(Precision.BF16) == null)
+            throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
+                    + " has no bf16 tensor cores (use fp16)");
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
     }
