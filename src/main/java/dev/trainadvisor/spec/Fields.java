@@ -17,6 +17,8 @@ final class Fields {
     private final String file;
     private final String path;
     private final JsonNode node;
+    /** Keys that may be given as null ("moe: null" in a preset: a dense model). */
+    private Set<String> nullable = Set.of();
 
     Fields(String file, String path, JsonNode node) {
         this.file = file;
@@ -37,10 +39,20 @@ final class Fields {
         return node != null && node.has(name) && !node.get(name).isNull();
     }
 
+    /** A key written without a value ("micro_batches:") is an error, not the default. */
+    private void noNull(String name, String expected) {
+        if (node != null && node.has(name) && node.get(name).isNull() && !nullable.contains(name))
+            throw error(name, expected + "; the key is given without a value (remove it to take the default)");
+    }
+
     JsonNode raw(String name) { return node == null ? null : node.get(name); }
 
     /** Fails on any key outside {@code known}, listing the keys that are. */
-    void allowOnly(Set<String> known) {
+    void allowOnly(Set<String> known) { allowOnly(known, Set.of()); }
+
+    /** As {@link #allowOnly(Set)}, but the keys in {@code nullable} may be given as null ("none"). */
+    void allowOnly(Set<String> known, Set<String> nullable) {
+        this.nullable = nullable;
         if (node == null) return;
         Iterator<String> it = node.fieldNames();
         while (it.hasNext()) {
@@ -54,6 +66,7 @@ final class Fields {
     }
 
     Fields object(String name) {
+        noNull(name, "an object (a mapping of keys to values)");
         if (!has(name)) return new Fields(file, path(name), null);
         JsonNode n = node.get(name);
         if (!n.isObject()) throw error(name, "an object (a mapping of keys to values), got " + describe(n));
@@ -63,11 +76,13 @@ final class Fields {
     boolean present() { return node != null; }
 
     String requireString(String name) {
+        noNull(name, "a string");
         if (!has(name)) throw error(name, "a value is required");
         return string(name, null);
     }
 
     String string(String name, String dflt) {
+        noNull(name, "a string");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isValueNode() || n.isBoolean()) throw error(name, "a string, got " + describe(n));
@@ -75,11 +90,13 @@ final class Fields {
     }
 
     int requirePositiveInt(String name) {
+        noNull(name, "a positive integer");
         if (!has(name)) throw error(name, "a positive integer is required");
         return positiveInt(name, 0);
     }
 
     int positiveInt(String name, int dflt) {
+        noNull(name, "a positive integer");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isIntegralNumber() && !(n.isNumber() && n.asDouble() == Math.rint(n.asDouble())))
@@ -90,6 +107,7 @@ final class Fields {
     }
 
     int nonNegativeInt(String name, int dflt, int max) {
+        noNull(name, "an integer from 0 to " + max);
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isIntegralNumber()) throw error(name, "an integer from 0 to " + max + ", got " + describe(n));
@@ -99,6 +117,7 @@ final class Fields {
     }
 
     double positiveDouble(String name, double dflt) {
+        noNull(name, "a positive number");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isNumber()) throw error(name, "a positive number, got " + describe(n));
@@ -108,6 +127,7 @@ final class Fields {
     }
 
     double nonNegativeDouble(String name, double dflt) {
+        noNull(name, "a number >= 0");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isNumber()) throw error(name, "a number >= 0, got " + describe(n));
@@ -117,6 +137,7 @@ final class Fields {
     }
 
     boolean bool(String name, boolean dflt) {
+        noNull(name, "true or false");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isBoolean()) throw error(name, "true or false, got " + describe(n));
@@ -124,6 +145,8 @@ final class Fields {
     }
 
     <E extends Enum<E>> E choice(String name, E dflt, Class<E> type, java.util.function.Function<String, E> parse) {
+        noNull(name, "one of " + java.util.Arrays.stream(type.getEnumConstants())
+                .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList());
         if (!has(name)) return dflt;
         String s = string(name, null);
         E v = parse.apply(s);

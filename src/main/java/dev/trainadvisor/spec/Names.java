@@ -17,17 +17,28 @@ public final class Names {
         return b.toString();
     }
 
-    /** Up to {@code n} names from {@code known} closest to {@code wanted} by edit distance, comma-separated. */
+    /**
+     * Up to {@code n} names from {@code known} closest to {@code wanted}, comma-separated: names that
+     * contain what was typed (or are contained in it) first, so "A100" suggests the A100s and "zero"
+     * the zero_* keys; then by edit distance.
+     */
     public static String nearest(String wanted, Collection<String> known, int n) {
         String w = normalize(wanted);
         List<String> sorted = new ArrayList<>(known);
         sorted.sort(Comparator.<String>comparingInt(k -> distance(w, normalize(k))).thenComparing(k -> k));
+        // what contains the typed name (or is contained in it) is what was meant: suggest only those if any
+        List<String> overlapping = sorted.stream().filter(k -> overlaps(w, normalize(k))).toList();
+        if (!overlapping.isEmpty()) sorted = new ArrayList<>(overlapping);
         List<String> out = new ArrayList<>();
         for (String k : sorted) {
             if (out.size() == n) break;
             out.add(k);
         }
         return String.join(", ", out);
+    }
+
+    private static boolean overlaps(String w, String k) {
+        return !w.isEmpty() && !k.isEmpty() && (k.contains(w) || w.contains(k) && k.length() >= 3);
     }
 
     static int distance(String a, String b) {

@@ -2,6 +2,8 @@ package dev.trainadvisor.spec;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,9 +23,11 @@ import java.util.Set;
  * {@link RunSpec}. Every error names the file, the dotted field and what was expected.
  */
 public final class SpecReader {
-    static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
@@ -62,6 +66,7 @@ public final class SpecReader {
         ObjectMapper mapper = lower.endsWith(".yaml") || lower.endsWith(".yml") ? YAML : JSON;
         try {
             String text = Files.readString(file);
+            if (text.startsWith("\uFEFF")) text = text.substring(1);   // byte-order mark of Windows editors
             JsonNode tree = mapper.readTree(text);
             if (tree == null || tree.isMissingNode() || tree.isNull())
                 throw new SpecException(name, null, "a run file with at least cluster, model and training; the file is empty");
@@ -69,13 +74,29 @@ public final class SpecReader {
         } catch (NoSuchFileException e) {
             throw new SpecException(name, null, "an existing file; it does not exist");
         } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr();
+            if (e.getOriginalMessage().startsWith("Trailing token"))
+                throw new SpecException(name, null, (mapper == YAML ? "a single YAML document; another document or value"
+                        : "a single JSON object; more content") + " follows" + where);
             String what = mapper == YAML ? "valid YAML" : "valid JSON";
-            throw new SpecException(name, null, what + ": " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr()));
+            throw new SpecException(name, fieldOf(e), what + ": " + e.getOriginalMessage() + where);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new SpecException(name, null, "UTF-8 text; the file is not valid UTF-8");
         } catch (IOException e) {
             throw new SpecException(name, null, "a readable file: " + e.getMessage());
         }
+    }
+
+    /** The dotted path where the parser stood when it failed, e.g. "parallel.tp", or null at the top. */
+    private static String fieldOf(JsonProcessingException e) {
+        if (!(e.getProcessor() instanceof JsonParser p)) return null;
+        java.util.Deque<String> parts = new java.util.ArrayDeque<>();
+        for (JsonStreamContext c = p.getParsingContext(); c != null; c = c.getParent()) {
+            if (c.inObject() && c.getCurrentName() != null) parts.addFirst(c.getCurrentName());
+            else if (c.inArray()) parts.addFirst("[" + Math.max(0, c.getCurrentIndex()) + "]");
+        }
+        return parts.isEmpty() ? null : String.join(".", parts).replace(".[", "[");
     }
 
     /** Validates a parsed run file; {@code file} is only used in error messages. */
@@ -204,7 +225,7 @@ public final class SpecReader {
             throw top.error("model", "a preset name (" + String.join(", ", Presets.models().keySet())
                     + ") or an object, got " + Fields.describe(raw));
         }
-        m.allowOnly(MODEL);
+        m.allowOnly(MODEL, Set.of("moe"));
         int layers = m.requirePositiveInt("layers");
         int hidden = m.requirePositiveInt("hidden");
         int heads = m.requirePositiveInt("heads");
