@@ -8,6 +8,7 @@ import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -32,11 +33,8 @@ final class AdviseCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "json", description = "json or md (default: ${DEFAULT-VALUE})")
     Format format;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
-    Path out;
-
-    @Option(names = "--rules", paramLabel = "DIR", description = "a folder of extra *.drl rules")
-    Path rules;
+    @Mixin
+    CommonOptions common;
 
     @Option(names = "--fail-on", defaultValue = "never",
             description = "exit 1 when a cause of this severity or worse is found: high, medium, never")
@@ -45,9 +43,9 @@ final class AdviseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         RunSpec s = new SpecReader().read(run);
-        RuleEngine engine = rules == null ? RuleEngine.builtIn() : RuleEngine.withFolder(rules);
+        RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
-        Output.write(format == Format.md ? Markdown.of(advice) : Json.of(advice), out, spec.commandLine().getOut());
+        common.write(format == Format.md ? Markdown.of(advice) : Json.of(advice), spec.commandLine().getOut());
         return exitCode(advice, failOn);
     }
 

@@ -9,6 +9,7 @@ import dev.trainadvisor.spec.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -36,11 +37,8 @@ final class BatchCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "json", description = "json (default)")
     Format format;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
-    Path out;
-
-    @Option(names = "--rules", paramLabel = "DIR", description = "a folder of extra *.drl rules")
-    Path rules;
+    @Mixin
+    CommonOptions common;
 
     @Override
     public Integer call() {
@@ -51,7 +49,7 @@ final class BatchCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new SpecException(dir.toString(), null, "a readable folder: " + e.getMessage());
         }
-        RuleEngine engine = rules == null ? RuleEngine.builtIn() : RuleEngine.withFolder(rules);
+        RuleEngine engine = common.engine();
         TrainAdvisor advisor = new TrainAdvisor(engine);
         SpecReader reader = new SpecReader();
         List<Advice> out = new ArrayList<>();
@@ -65,7 +63,7 @@ final class BatchCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("error: " + e.getMessage());
             }
         }
-        Output.write(Json.of(out), this.out, spec.commandLine().getOut());
+        common.write(Json.of(out), spec.commandLine().getOut());
         if (bad > 0) spec.commandLine().getErr().println(bad + " of " + files.size() + " files could not be read; the others were advised");
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
     }
