@@ -62,10 +62,18 @@ public final class TrainAdvisor {
                 .thenComparingInt(d -> severityRank(d.severity())).thenComparing(Diagnosis::id));
 
         ObjectNode tree = SpecWriter.write(cluster, run);
+        List<RemedyProposal> proposals = merge(result.proposals());
         List<Recommendation> recs = new ArrayList<>();
-        for (RemedyProposal r : merge(result.proposals())) {
+        for (RemedyProposal r : proposals) {
             Recommendation rec = evaluate(tree, r, p);
-            if (rec != null && rec.speedup() >= MIN_SPEEDUP) recs.add(rec);
+            if (rec != null && (rec.speedup() >= MIN_SPEEDUP || p.memory().headroomGb() < 0)) recs.add(rec);
+        }
+        if (recs.isEmpty() && p.memory().headroomGb() < 0) {
+            // no single change makes the run fit: try two of the memory remedies together
+            for (RemedyProposal pair : pairs(proposals, "memory-overflow")) {
+                Recommendation rec = evaluate(tree, pair, p);
+                if (rec != null) recs.add(rec);
+            }
         }
         recs.sort(Comparator.comparingDouble(Recommendation::speedup).reversed().thenComparing(Recommendation::id));
 
@@ -92,6 +100,27 @@ public final class TrainAdvisor {
         return List.copyOf(byId.values());
     }
 
+    /** Every pair of proposals addressing {@code diagnosis} whose changes touch different fields, as one proposal. */
+    static List<RemedyProposal> pairs(List<RemedyProposal> proposals, String diagnosis) {
+        List<RemedyProposal> mine = proposals.stream().filter(r -> r.addresses().contains(diagnosis)).toList();
+        List<RemedyProposal> out = new ArrayList<>();
+        for (int i = 0; i < mine.size(); i++) {
+            for (int j = i + 1; j < mine.size(); j++) {
+                RemedyProposal a = mine.get(i), b = mine.get(j);
+                if (a.change().keySet().stream().anyMatch(b.change()::containsKey)) continue;
+                Map<String, Object> change = new LinkedHashMap<>(a.change());
+                change.putAll(b.change());
+                out.add(new RemedyProposal(a.id() + "+" + b.id(), a.action() + "; and " + lowerFirst(b.action()), change,
+                        List.of(diagnosis), a.explanation() + " " + b.explanation(), a.rule()));
+            }
+        }
+        return out;
+    }
+
+    private static String lowerFirst(String s) {
+        return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+    }
+
     private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, StepPrediction base) {
         RunSpec changed;
         try {
@@ -100,12 +129,24 @@ public final class TrainAdvisor {
             return null;   // the change does not fit this run (e.g. a GPU count the layout cannot divide)
         }
         StepPrediction q = StepModel.predict(changed.cluster(), changed.run());
+        // a configuration that does not fit in memory cannot run: no remedy
+        if (q.memory().headroomGb() < 0) return null;
         double speedup = q.tokensPerGpuPerS() / base.tokensPerGpuPerS();
         String explanation = r.explanation() + " Predicted: step " + Fmt.num(base.stepTimeS()) + " s -> "
                 + Fmt.num(q.stepTimeS()) + " s, " + Fmt.num(base.tflopsPerGpu()) + " -> " + Fmt.num(q.tflopsPerGpu())
-                + " TFLOPS per GPU (x" + Fmt.num(speedup) + ").";
+                + " TFLOPS per GPU (x" + Fmt.num(speedup) + "), memory " + Fmt.num(q.memory().totalGb()) + " of "
+                + Fmt.num(q.memory().capacityGb()) + " GB." + thenBoundBy(q);
         return new Recommendation(r.id(), r.action(), r.change(), q.tflopsPerGpu(), q.tokensPerGpuPerS(), q.stepTimeS(),
-                speedup, r.addresses(), explanation);
+                q.memory().totalGb(), speedup, r.addresses(), explanation);
+    }
+
+    /** What the changed step spends most of its exposed communication on, so the next bottleneck is visible. */
+    static String thenBoundBy(StepPrediction q) {
+        Collective worst = null;
+        for (Collective c : q.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
+        if (worst == null || worst.exposedSeconds() < 0.05 * q.stepTimeS()) return "";
+        return " The largest exposed collective would then be " + worst.name() + " on " + worst.link().linkKey() + " ("
+                + Fmt.num(worst.exposedSeconds()) + " s, " + Fmt.pct(worst.exposedSeconds() / q.stepTimeS()) + " of the step).";
     }
 
     static int severityRank(String s) {

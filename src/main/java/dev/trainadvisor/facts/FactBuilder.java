@@ -66,7 +66,7 @@ public final class FactBuilder {
         }
         boolean multiNode = c.interNode() != null && c.nodes() > 1;
         return new RunFact(run.name(), gpu.key(), c.gpus(), c.nodes(), c.gpusPerNode(), p.tp(), p.pp(), p.dp(), p.cp(),
-                p.ep(), p.zeroStage(), p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(),
+                p.ep(), p.virtualStages(), p.zeroStage(), p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(),
                 t.recompute().key(), t.precision().key(), t.gradReducePrecision().key(), c.intraNode().key(),
                 c.intraNode().kind(), c.intraNode().busbwGbps(), c.intraNode().busbwMeasured(),
                 c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),

@@ -9,7 +9,7 @@ package dev.trainadvisor.facts;
  * @param interNodeGbps   what one node can push into the network (NICs x line rate x efficiency), GB/s; 0 if single node
  */
 public record RunFact(String name, String gpu, int gpus, int nodes, int gpusPerNode, int tp, int pp, int dp, int cp,
-                      int ep, int zeroStage, int zeroGroupSize, int microBatchSize, int microBatches, int seqLen,
+                      int ep, int virtualStages, int zeroStage, int zeroGroupSize, int microBatchSize, int microBatches, int seqLen,
                       String recompute, String precision, String gradReducePrecision, String intraLink,
                       String intraLinkKind, double intraBusbwGbps, boolean intraBusbwMeasured, String interLink,
                       int nicsPerNode, double interNodeGbps, boolean overlapGradReduce, boolean overlapParamGather,

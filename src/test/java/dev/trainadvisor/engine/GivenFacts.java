@@ -4,6 +4,8 @@ import dev.trainadvisor.facts.CollectiveFact;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.FactBuilder;
 import dev.trainadvisor.facts.GapFact;
+import dev.trainadvisor.facts.MemoryFact;
+import dev.trainadvisor.facts.PhaseFact;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.facts.PredictionFact;
 import dev.trainadvisor.facts.RunFact;
@@ -21,8 +23,10 @@ import java.util.List;
 final class GivenFacts {
     final List<Object> facts = new ArrayList<>();
 
+    /** A run file from examples/, or from src/test/resources/runs/ when the name starts with "runs/". */
     static RunFact run(String example) {
-        RunSpec s = new SpecReader().read(Path.of("examples", example));
+        Path p = example.startsWith("runs/") ? Path.of("src/test/resources", example) : Path.of("examples", example);
+        RunSpec s = new SpecReader().read(p);
         return FactBuilder.runFact(s.cluster(), s.run());
     }
 
@@ -44,6 +48,24 @@ final class GivenFacts {
         double seconds = factor * bytes / (busbwGbps * 1e9);
         facts.add(new CollectiveFact(name, "reduce-scatter", "zero", 8, factor, bytes, link, scope, false, busbwGbps,
                 seconds, exposedS, exposedS / stepS, "last-backward"));
+        return this;
+    }
+
+    GivenFacts memory(double totalGb, double capacityGb) {
+        facts.add(new MemoryFact(totalGb, capacityGb, totalGb * 0.2, totalGb * 0.2, totalGb * 0.3, totalGb * 0.27, totalGb * 0.01,
+                totalGb * 0.02));
+        return this;
+    }
+
+    GivenFacts phase(String name, double seconds, double stepS) {
+        facts.add(new PhaseFact(name, seconds, seconds, seconds / stepS, null));
+        return this;
+    }
+
+    /** A TP collective crossing nodes (16 ranks, 8 per node). */
+    GivenFacts tpCollective(double exposedS, double stepS) {
+        facts.add(new CollectiveFact("tp-all-reduce", "all-reduce", "tp", 16, 2.0 * 15 / 16, 19.3e9, "IB-HDR", "inter-node",
+                true, 192, exposedS, exposedS, exposedS / stepS, "none"));
         return this;
     }
 
