@@ -36,6 +36,17 @@ public final class ConventionFlops {
                 yield 12 * h * h * l * perLayer + 6 * h * v;
             }
             case TORCHTITAN -> 6 * nonEmbeddingParams(m) + 12 * l * h * s;
+            case MEGATRON_2021 -> {
+                // eq. 3 per token, generalized through the house layer count (GQA, gated MLP); for GPT shapes it is
+                // exactly 96 l h^2 (1 + s/6h + V/16lh)
+                double layers = 0;
+                for (int i = 0; i < m.layers(); i++) layers += LayerFlops.of(m, i, t.seqLen()).total();
+                yield 4 * layers + 6 * h * v;
+            }
+            case MEGATRON_DEEPSPEED -> {
+                double f = t.recompute() == Recompute.NONE ? 3 : 4;
+                yield 24 * f * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+            }
             case COMPOSER -> 6 * (nonEmbeddingParams(m) + (m.tiedEmbeddings() ? 0 : h * v)) + 12 * l * h * s;
         };
     }

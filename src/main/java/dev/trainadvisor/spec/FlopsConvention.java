@@ -20,7 +20,17 @@ public enum FlopsConvention {
     /** torchtitan: 6 (N - N_embedding) + 12 L H d s, full attention, no recompute. */
     TORCHTITAN("torchtitan"),
     /** Composer / llm-foundry MPT: 6 N + 12 L d s with N including embeddings. */
-    COMPOSER("composer");
+    COMPOSER("composer"),
+    /**
+     * Narayanan et al. 2021, eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh), every layer counted four times
+     * (forward, recomputed forward, backward) whether or not the run recomputed: Megatron-LM's 2021 tables.
+     */
+    MEGATRON_2021("megatron-2021"),
+    /**
+     * Megatron-DeepSpeed before PR #371 (2024-08-19), as BigScience's BLOOM logs print it:
+     * 24 f B s L h^2 (1 + s/6h + V/16Lh) with f = 4 under activation checkpointing, else 3.
+     */
+    MEGATRON_DEEPSPEED("megatron-deepspeed");
 
     public final String key;
 
