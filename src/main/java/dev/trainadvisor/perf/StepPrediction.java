@@ -23,4 +23,18 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
     public double exposedCommSeconds() {
         return collectives.stream().mapToDouble(Collective::exposedSeconds).sum();
     }
+
+    /**
+     * What a framework's forward-backward timer sees (InternEvo fwd_bwd_time, Megatron forward-backward):
+     * the step less the optimizer and the data-parallel collectives that run after backward unoverlapped
+     * (ZeRO's parameter all-gather, a gradient reduction that does not overlap).
+     */
+    public double fwdBwdSeconds() {
+        double after = optimizerSeconds;
+        for (Collective c : collectives) {
+            boolean dataParallel = c.group().equals("dp") || c.group().startsWith("zero");
+            if (dataParallel && c.overlapsWith().equals("none")) after += c.exposedSeconds();
+        }
+        return stepTimeS - after;
+    }
 }
