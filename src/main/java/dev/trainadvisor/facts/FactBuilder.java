@@ -3,6 +3,7 @@ package dev.trainadvisor.facts;
 import dev.trainadvisor.perf.Collective;
 import dev.trainadvisor.perf.ConventionFlops;
 import dev.trainadvisor.perf.MemoryEstimate;
+import dev.trainadvisor.perf.ObservedThroughput;
 import dev.trainadvisor.perf.Phase;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.Catalog;
@@ -81,26 +82,12 @@ public final class FactBuilder {
     public static ObservationFact observe(Cluster c, RunMetrics run, StepPrediction p) {
         Measurements m = run.measured();
         if (m.isEmpty()) return null;
-        double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
         FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
         double house = p.flopsPerToken().model();
         double convFlops = conv == null ? Double.NaN : ConventionFlops.perToken(conv, run.model(), run.training());
-        double tokens = Double.NaN;
-        String source = null;
-        if (!Double.isNaN(m.tokensPerGpuPerS())) {
-            tokens = m.tokensPerGpuPerS();
-            source = "tokens_per_gpu_per_s";
-        } else if (!Double.isNaN(m.stepTimeS())) {
-            tokens = tokensPerGpuStep / m.stepTimeS();
-            source = "step_time_s";
-        } else if (!Double.isNaN(m.tflopsPerGpu()) && conv != null) {
-            tokens = m.tflopsPerGpu() * 1e12 / convFlops;
-            source = "tflops_per_gpu";
-        } else if (!Double.isNaN(m.mfu())) {
-            tokens = m.mfu() * c.gpu().peakTflops(Precision.BF16) * 1e12 / house;
-            source = "mfu";
-        }
-        double step = Double.isNaN(m.stepTimeS()) ? tokensPerGpuStep / tokens : m.stepTimeS();
+        ObservedThroughput o = ObservedThroughput.of(c, run);
+        double tokens = o.tokensPerGpuPerS(), step = o.stepTimeS();
+        String source = o.source();
         double tflopsHouse = tokens * house / 1e12;
         return new ObservationFact(tokens, step, m.fwdBwdTimeS(), m.tflopsPerGpu(), conv == null ? null : conv.key,
                 convFlops, house, tflopsHouse, tflopsHouse / c.gpu().peakTflops(Precision.BF16), source);

@@ -25,18 +25,20 @@ public final class CommModel {
     static final String BACKWARD = "backward";
     static final String LAST_BACKWARD = "last-backward";
     static final String FIRST_FORWARD = "first-forward";
+    static final String ATTENTION = "attention";
     static final String NONE = "none";
 
     private CommModel() {}
 
     /** Windows of compute a collective can hide behind, in seconds. */
-    record Windows(double forward, double backward, double lastBackward, double firstForward) {
+    record Windows(double forward, double backward, double lastBackward, double firstForward, double attention) {
         double of(String name) {
             return switch (name) {
                 case FORWARD -> forward;
                 case BACKWARD -> backward;
                 case LAST_BACKWARD -> lastBackward;
                 case FIRST_FORWARD -> firstForward;
+                case ATTENTION -> attention;
                 default -> 0;
             };
         }
@@ -113,8 +115,28 @@ public final class CommModel {
             out.add(new Pending("pp-send-recv", CollectiveKind.SEND_RECV, "pp", 2, act, calls, ppLink, NONE, calls));
         }
 
+        // ---- context parallel: ring attention passes each rank's K and V around the CP group in forward, and
+        // K, V and their gradients in backward (Megatron-Core context parallelism), behind the attention kernels
+        if (p.cp() > 1) {
+            LinkChoice cpLink = topo.place(p.cp(), topo.cpStride());
+            double kv = 2.0 * m.kvHeads() * m.headDim() / Math.min(p.tp(), m.kvHeads());
+            double fullKv = (double) t.microBatchSize() * t.seqLen() * kv * 2;   // nccl-tests size: the gathered buffer
+            long passes = (long) Math.ceil(shard.layersPerStage()) * mb * 3;      // 1 forward + 2 backward
+            out.add(new Pending("cp-kv-exchange", CollectiveKind.ALL_GATHER, "cp", p.cp(), fullKv,
+                    passes * (p.cp() - 1), cpLink, ATTENTION, passes));
+        }
+
+        // ---- expert parallel: tokens to their top-k experts and back (dispatch and combine), forward and backward
+        if (m.isMoe() && p.ep() > 1) {
+            LinkChoice epLink = topo.place(p.ep(), topo.dpStride());
+            double routed = compute.tokensPerMicroBatch() * m.moe().topK() * m.hidden() * 2;
+            double moeLayersPerStage = (double) m.moeLayers() / p.pp();
+            long passes = (long) Math.ceil(moeLayersPerStage * mb * 4);
+            out.add(new Pending("ep-all-to-all", CollectiveKind.ALL_TO_ALL, "ep", p.ep(), routed, passes, epLink, NONE, passes));
+        }
+
         Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
-                compute.backwardSeconds(), compute.forwardSeconds());
+                compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds());
         return overlap(out, w, eff.overlapFraction());
     }
 

@@ -55,8 +55,8 @@ public final class StepModel {
         double tflops = flops.model() * tokensPerGpuPerS / 1e12;
         double peak = cluster.gpu().peakTflops(Precision.BF16);
         List<String> notes = new ArrayList<>();
-        if (p.cp() > 1) notes.add("context parallelism: the KV exchange between CP ranks is not modelled yet");
-        if (p.ep() > 1 || m.isMoe()) notes.add("mixture of experts: the all-to-all dispatch and combine are not modelled yet");
+        if (m.isMoe()) notes.add("mixture of experts: experts are taken as evenly loaded (no router imbalance), and expert"
+                + " gradients are reduced over the whole data-parallel group");
         return new StepPrediction(step, tokensPerGpuPerS, tflops, tflops / peak,
                 flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, List.copyOf(phases),
                 List.copyOf(collectives), memory, eff, optimizer, bubble, List.copyOf(notes));

@@ -50,6 +50,9 @@ public final class Json {
 
     public static String of(List<Advice> advice) { return write(advice); }
 
+    /** Any other report made of records (validation), in the same style. */
+    public static String of(Record report) { return write(report); }
+
     private static String write(Object o) {
         try {
             return MAPPER.writer(new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"))

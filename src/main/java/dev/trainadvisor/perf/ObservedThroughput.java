@@ -1,0 +1,42 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.FlopsConvention;
+import dev.trainadvisor.spec.Measurements;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunMetrics;
+
+/**
+ * A run's measured throughput in tokens per GPU per second, from the most direct measurement it
+ * gave: tokens/GPU/s, else the step time, else the printed TFLOPS through its FLOPs convention,
+ * else the MFU through the house count and the GPU's dense bf16 peak.
+ *
+ * @param source the metric it came from, or null when the run measured none of these
+ */
+public record ObservedThroughput(double tokensPerGpuPerS, double stepTimeS, String source) {
+
+    public static ObservedThroughput of(Cluster c, RunMetrics run) {
+        Measurements m = run.measured();
+        double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
+        FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
+        double tokens = Double.NaN;
+        String source = null;
+        if (!Double.isNaN(m.tokensPerGpuPerS())) {
+            tokens = m.tokensPerGpuPerS();
+            source = "tokens_per_gpu_per_s";
+        } else if (!Double.isNaN(m.stepTimeS())) {
+            tokens = tokensPerGpuStep / m.stepTimeS();
+            source = "step_time_s";
+        } else if (!Double.isNaN(m.tflopsPerGpu()) && conv != null) {
+            tokens = m.tflopsPerGpu() * 1e12 / ConventionFlops.perToken(conv, run.model(), run.training());
+            source = "tflops_per_gpu";
+        } else if (!Double.isNaN(m.mfu())) {
+            tokens = m.mfu() * c.gpu().peakTflops(Precision.BF16) * 1e12 / FlopsPerToken.of(run.model(), run.training()).model();
+            source = "mfu";
+        }
+        double step = !Double.isNaN(m.stepTimeS()) ? m.stepTimeS() : tokensPerGpuStep / tokens;
+        return new ObservedThroughput(tokens, step, source);
+    }
+
+    public boolean measured() { return source != null; }
+}

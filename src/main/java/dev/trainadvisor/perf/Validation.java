@@ -1,0 +1,84 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.FlopsConvention;
+import dev.trainadvisor.spec.ReferenceRun;
+import dev.trainadvisor.spec.RunMetrics;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The step model against published measured runs: the error of predicted tokens/GPU/s, and of
+ * TFLOPS counted in each source's own convention, per source group and split.
+ */
+public final class Validation {
+    private Validation() {}
+
+    /**
+     * @param tokensError     predicted over observed tokens/GPU/s, minus 1
+     * @param tflopsObserved  as the source printed it (NaN if it printed none)
+     * @param tflopsPredicted predicted, counted the source's way
+     */
+    public record Row(String id, String sourceGroup, String split, String observedFrom, double tokensObserved, double tokensPredicted,
+                      double tokensError, String convention, double tflopsObserved, double tflopsPredicted,
+                      double tflopsError) {}
+
+    /** Mean absolute percentage error and mean signed error over a set of rows. */
+    public record Summary(String group, String split, int rows, double tokensMape, double tokensBias, int tflopsRows,
+                          double tflopsMape) {}
+
+    public record Report(List<Row> rows, List<Summary> summaries) {}
+
+    public static Row row(ReferenceRun r) {
+        var c = r.spec().cluster();
+        RunMetrics run = r.spec().run();
+        ObservedThroughput o = ObservedThroughput.of(c, run);
+        StepPrediction p = StepModel.predict(c, run);
+        double err = p.tokensPerGpuPerS() / o.tokensPerGpuPerS() - 1;
+        FlopsConvention conv = FlopsConvention.parse(run.measured().tflopsConvention());
+        double tObs = run.measured().tflopsPerGpu();
+        double tPred = Double.NaN, tErr = Double.NaN;
+        if (conv != null && !Double.isNaN(tObs)) {
+            tPred = p.tokensPerGpuPerS() * ConventionFlops.perToken(conv, run.model(), run.training()) / 1e12;
+            tErr = tPred / tObs - 1;
+        }
+        return new Row(r.id(), r.sourceGroup(), r.split(), o.source(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
+                tObs, tPred, tErr);
+    }
+
+    public static Report of(List<ReferenceRun> runs) {
+        List<Row> rows = new ArrayList<>();
+        for (ReferenceRun r : runs) {
+            if (!ObservedThroughput.of(r.spec().cluster(), r.spec().run()).measured()) continue;
+            rows.add(row(r));
+        }
+        Map<String, List<Row>> byGroup = new LinkedHashMap<>();
+        for (Row row : rows) byGroup.computeIfAbsent(row.sourceGroup(), k -> new ArrayList<>()).add(row);
+        List<Summary> out = new ArrayList<>();
+        for (Map.Entry<String, List<Row>> e : byGroup.entrySet()) {
+            for (String split : new String[]{"tune", "holdout", "all"}) out.add(summary(e.getKey(), split, e.getValue()));
+        }
+        for (String split : new String[]{"tune", "holdout", "all"}) out.add(summary("overall", split, rows));
+        out.removeIf(s -> s.rows() == 0);
+        return new Report(List.copyOf(rows), List.copyOf(out));
+    }
+
+    static Summary summary(String group, String split, List<Row> rows) {
+        int n = 0, nt = 0;
+        double abs = 0, signed = 0, tabs = 0;
+        for (Row r : rows) {
+            if (!split.equals("all") && !split.equals(r.split())) continue;
+            n++;
+            abs += Math.abs(r.tokensError());
+            signed += r.tokensError();
+            if (!Double.isNaN(r.tflopsError())) {
+                nt++;
+                tabs += Math.abs(r.tflopsError());
+            }
+        }
+        return new Summary(group, split, n, n == 0 ? Double.NaN : abs / n, n == 0 ? Double.NaN : signed / n, nt,
+                nt == 0 ? Double.NaN : tabs / nt);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A published, measured run (knowledge-base/reference-runs/*.json) with its source.
+ *
+ * @param split "tune" when the model's constants were set on it, "holdout" when it was kept aside to check them
+ */
+public record ReferenceRun(String id, String source, String sourceGroup, String split, String notes, RunSpec spec) {
+
+    /** The reference runs shipped on the classpath, in file then row order. */
+    public static List<ReferenceRun> builtIn() {
+        List<ReferenceRun> out = new ArrayList<>();
+        for (String f : Resources.list("knowledge-base/reference-runs", ".json")) out.addAll(parse(Catalog.read(f), f));
+        return out;
+    }
+
+    /** The reference runs of one file, or of every *.json in a folder. */
+    public static List<ReferenceRun> read(Path fileOrDir) {
+        List<Path> files;
+        if (Files.isDirectory(fileOrDir)) {
+            try (Stream<Path> s = Files.list(fileOrDir)) {
+                files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+            } catch (IOException e) {
+                throw new SpecException(fileOrDir.toString(), null, "a readable folder: " + e.getMessage());
+            }
+        } else {
+            files = List.of(fileOrDir);
+        }
+        List<ReferenceRun> out = new ArrayList<>();
+        for (Path f : files) out.addAll(parse(SpecReader.parse(f), f.toString()));
+        return out;
+    }
+
+    static List<ReferenceRun> parse(JsonNode root, String file) {
+        Fields top = new Fields(file, "", root);
+        JsonNode runs = root.get("runs");
+        if (runs == null || !runs.isArray()) throw top.error("runs", "a list of reference runs");
+        String group = top.requireString("source_group");
+        SpecReader reader = new SpecReader();
+        List<ReferenceRun> out = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            Fields r = new Fields(file, "runs[" + i + "]", runs.get(i));
+            String id = r.requireString("id");
+            String split = r.string("split", "tune");
+            if (!split.equals("tune") && !split.equals("holdout")) throw r.error("split", "tune or holdout, got '" + split + "'");
+            if (r.raw("run") == null) throw r.error("run", "the run file of this reference run");
+            RunSpec spec = reader.read(r.raw("run"), file + "#" + id);
+            out.add(new ReferenceRun(id, r.string("source", ""), group, split, r.string("notes", ""), spec));
+        }
+        return out;
+    }
+}
