@@ -49,7 +49,7 @@ public final class MemoryModel {
         double gradBytes = t.gradReducePrecision().bytes;
         double[] states = modelStatesBytes(psi, p.zeroStage(), p.zeroGroupSize(), weightBytes, gradBytes);
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
-        double gatherBuffer = p.zeroStage() == 3 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
+        double gatherBuffer = p.zeroStage() == 3 && p.zeroGroupSize() > 1 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
 
         double perLayer = ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
                 p.sequenceParallel(), t.recompute(), t.flashAttention(), false);
