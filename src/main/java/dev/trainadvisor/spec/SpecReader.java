@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.trainadvisor.ingest.NcclTests;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,8 +33,8 @@ public final class SpecReader {
     private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
             "gpus_per_node", "intra_node", "inter_node");
-    private static final Set<String> INTRA = Set.of("link", "busbw_gbps");
-    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps");
+    private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests");
+    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
             "mamf_tflops_bf16", "sms", "source");
     private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
@@ -165,7 +166,8 @@ public final class SpecReader {
             if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
                     catalog.links().keySet()) + ") is required when a node holds more than one GPU");
             link = catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link");
-            if (intra.has("busbw_gbps")) link = link.withMeasuredBusbw(intra.positiveDouble("busbw_gbps", 0));
+            double measured = measuredBusbw(intra);
+            if (!Double.isNaN(measured)) link = link.withMeasuredBusbw(measured);
         }
         Fields inter = c.object("inter_node");
         inter.allowOnly(INTER);
@@ -173,7 +175,7 @@ public final class SpecReader {
         if (inter.present() && inter.has("link")) {
             Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
             int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode());
-            double busbw = inter.has("busbw_gbps") ? inter.positiveDouble("busbw_gbps", 0) : Double.NaN;
+            double busbw = measuredBusbw(inter);
             network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source());
         }
         if (nodes > 1 && network == null)
@@ -181,6 +183,34 @@ public final class SpecReader {
                     catalog.networks().keySet()) + ") is required when nodes > 1");
         String name = c.string("name", gpu.key() + " x" + nodes * perNode);
         return new Cluster(name, gpu, nodes, perNode, link, network);
+    }
+
+    /**
+     * A link's measured bus bandwidth: {@code busbw_gbps}, or the busbw at the largest size of an
+     * nccl-tests output named by {@code nccl_tests} (relative to the run file). NaN when neither is given.
+     */
+    private static double measuredBusbw(Fields f) {
+        if (f.has("busbw_gbps") && f.has("nccl_tests"))
+            throw f.error("nccl_tests", "either busbw_gbps or nccl_tests, not both");
+        if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0);
+        if (!f.has("nccl_tests")) return Double.NaN;
+        String name = f.requireString("nccl_tests");
+        Path base = Path.of(f.file()).toAbsolutePath().getParent();
+        Path log = base == null || Path.of(name).isAbsolute() ? Path.of(name) : base.resolve(name);
+        String text;
+        try {
+            text = Files.readString(log);
+        } catch (NoSuchFileException e) {
+            throw f.error("nccl_tests", "an existing nccl-tests output file; " + log + " does not exist");
+        } catch (IOException e) {
+            throw f.error("nccl_tests", "a readable nccl-tests output file: " + e.getMessage());
+        }
+        NcclTests t = NcclTests.parse(text);
+        double busbw = t.busbwAtLargestGbps();
+        if (t.rows().isEmpty() || !(busbw > 0))
+            throw f.error("nccl_tests", "an nccl-tests output with at least one result row with a positive busbw; "
+                    + log + " has none");
+        return busbw;
     }
 
     private Gpu gpu(Fields c) {
