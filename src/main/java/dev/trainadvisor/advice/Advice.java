@@ -11,10 +11,12 @@ import java.util.List;
  * @param run        the validated configuration, in run-file terms
  * @param observed   null when the run gave no measurements
  * @param gap        null when the run gave no measurements
+ * @param fit        the model fitted to the run's timings (what the diagnoses and what-ifs start from); null
+ *                   when the run measured no timing
  * @param diagnoses  sorted by impact, highest first
  * @param recommendations sorted by predicted speedup, highest first
  */
-public record Advice(JsonNode run, PredictionView prediction, ObservedView observed, GapView gap,
+public record Advice(JsonNode run, PredictionView prediction, ObservedView observed, GapView gap, FitView fit,
                      List<Diagnosis> diagnoses, List<Recommendation> recommendations) {
 
     public record PredictionView(double stepTimeS, double tflopsPerGpu, double mfu, double hfu,
@@ -45,6 +47,20 @@ public record Advice(JsonNode run, PredictionView prediction, ObservedView obser
     /** Throughput observed over predicted; unexplained seconds are observed minus predicted step time. */
     public record GapView(double observedOverPredicted, double observedStepTimeS, double predictedStepTimeS,
                           double unexplainedSeconds) {}
+
+    /**
+     * The step model fitted to the run's timings.
+     *
+     * @param stepTimeS the fitted step; the diagnoses' impacts and the recommendations' speedups start from it
+     */
+    public record FitView(List<FitParameterView> parameters, List<FitObservationView> observations, double stepTimeS,
+                          double tokensPerGpuPerS, double tflopsPerGpu, double exposedCommSeconds, boolean converged) {}
+
+    /** A fitted parameter: what the model expected (catalogue or measured), and what the run's timings say. */
+    public record FitParameterView(String parameter, String unit, double expected, double fitted, double relativeChange,
+                                   boolean constrained, String priorSource) {}
+
+    public record FitObservationView(String name, double measured, double expected, double fitted) {}
 
     /** The diagnosis that costs the most, or null. */
     public Diagnosis top() { return diagnoses.isEmpty() ? null : diagnoses.get(0); }

@@ -53,34 +53,39 @@ public final class TrainAdvisor {
     public static Advice advise(RunSpec spec) { return advise(spec.cluster(), spec.run()); }
 
     public Advice adviseRun(Cluster cluster, RunMetrics run) {
-        StepPrediction p = StepModel.predict(cluster, run);
-        ObservationFact observed = FactBuilder.observe(cluster, run, p);
-        RuleEngine.Result result = engine.run(FactBuilder.facts(cluster, run, p, observed));
+        StepPrediction expected = StepModel.predict(cluster, run);
+        ObservationFact observed = FactBuilder.observe(cluster, run, expected);
+        // the rules reason on the step as the run's own timings show it, when it measured them
+        Basis basis = Basis.of(cluster, run, expected);
+        StepPrediction p = basis.prediction();
+        List<Object> facts = FactBuilder.facts(basis.cluster(), run, p, observed, basis.fit() != null);
+        facts.addAll(basis.parameterFacts(run));
+        RuleEngine.Result result = engine.run(facts);
 
         List<Diagnosis> diagnoses = new ArrayList<>(result.diagnoses());
         diagnoses.sort(Comparator.comparingDouble(Diagnosis::impactFraction).reversed()
                 .thenComparingInt(d -> severityRank(d.severity())).thenComparing(Diagnosis::id));
 
-        ObjectNode tree = SpecWriter.write(cluster, run);
+        ObjectNode whatIf = SpecWriter.write(basis.cluster(), run);
         List<RemedyProposal> proposals = merge(result.proposals());
         List<Recommendation> recs = new ArrayList<>();
         for (RemedyProposal r : proposals) {
-            Recommendation rec = evaluate(tree, r, p);
+            Recommendation rec = evaluate(whatIf, r, basis);
             if (rec != null && (rec.speedup() >= MIN_SPEEDUP || p.memory().headroomGb() < 0)) recs.add(rec);
         }
         if (recs.isEmpty() && p.memory().headroomGb() < 0) {
             // no single change makes the run fit: try two of the memory remedies together
             for (RemedyProposal pair : pairs(proposals, "memory-overflow")) {
-                Recommendation rec = evaluate(tree, pair, p);
+                Recommendation rec = evaluate(whatIf, pair, basis);
                 if (rec != null) recs.add(rec);
             }
         }
         recs.sort(Comparator.comparingDouble(Recommendation::speedup).reversed().thenComparing(Recommendation::id));
 
-        GapFact gap = observed == null || Double.isNaN(observed.tokensPerGpuPerS()) ? null : FactBuilder.gap(observed, p);
-        return new Advice(tree, view(p), observedView(observed), gap == null ? null
+        GapFact gap = observed == null || Double.isNaN(observed.tokensPerGpuPerS()) ? null : FactBuilder.gap(observed, expected);
+        return new Advice(SpecWriter.write(cluster, run), view(expected), observedView(observed), gap == null ? null
                 : new Advice.GapView(gap.observedOverPredicted(), gap.observedStepS(), gap.predictedStepS(), gap.unexplainedS()),
-                List.copyOf(diagnoses), List.copyOf(recs));
+                basis.view(), List.copyOf(diagnoses), List.copyOf(recs));
     }
 
     /** Several rules may propose the same remedy: one recommendation that addresses all their diagnoses. */
@@ -121,14 +126,15 @@ public final class TrainAdvisor {
         return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
     }
 
-    private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, StepPrediction base) {
+    private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, Basis basis) {
+        StepPrediction base = basis.prediction();
         RunSpec changed;
         try {
             changed = new SpecReader().read(SpecWriter.apply(tree, r.change()), "what-if " + r.id());
         } catch (SpecException e) {
             return null;   // the change does not fit this run (e.g. a GPU count the layout cannot divide)
         }
-        StepPrediction q = StepModel.predict(changed.cluster(), changed.run());
+        StepPrediction q = StepModel.predict(changed.cluster(), changed.run(), basis.efficiencyFor(changed));
         // a configuration that does not fit in memory cannot run: no remedy
         if (q.memory().headroomGb() < 0) return null;
         double speedup = q.tokensPerGpuPerS() / base.tokensPerGpuPerS();

@@ -24,8 +24,17 @@ public final class FactBuilder {
     private FactBuilder() {}
 
     public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed) {
+        return facts(c, run, p, observed, false);
+    }
+
+    /**
+     * @param p      the prediction the rules reason on: with parameters fitted to the run when it measured its
+     *               timings, else from the catalogue
+     * @param fitted whether {@code c} and {@code p} carry fitted values
+     */
+    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed, boolean fitted) {
         List<Object> facts = new ArrayList<>();
-        facts.add(runFact(c, run));
+        facts.add(runFact(c, run, fitted));
         facts.add(new PredictionFact(p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
                 p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model()));
         for (Phase ph : p.phases())
@@ -53,7 +62,10 @@ public final class FactBuilder {
         return new GapFact(ratio, o.stepTimeS(), p.stepTimeS(), o.stepTimeS() - p.stepTimeS());
     }
 
-    public static RunFact runFact(Cluster c, RunMetrics run) {
+    public static RunFact runFact(Cluster c, RunMetrics run) { return runFact(c, run, false); }
+
+    /** @param fitted whether {@code c} carries link bandwidths fitted to the run's timings */
+    public static RunFact runFact(Cluster c, RunMetrics run, boolean fitted) {
         Parallel p = run.parallel();
         Training t = run.training();
         Gpu gpu = c.gpu();
@@ -69,7 +81,8 @@ public final class FactBuilder {
         return new RunFact(run.name(), gpu.key(), c.gpus(), c.nodes(), c.gpusPerNode(), p.tp(), p.pp(), p.dp(), p.cp(),
                 p.ep(), p.virtualStages(), p.zeroStage(), p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(),
                 t.recompute().key(), t.precision().key(), t.gradReducePrecision().key(), c.intraNode().key(),
-                c.intraNode().kind(), c.intraNode().busbwGbps(), c.intraNode().busbwMeasured(),
+                c.intraNode().kind(), c.intraNode().busbwGbps(),
+                fitted ? "fitted" : c.intraNode().busbwMeasured() ? "measured" : "catalogue",
                 c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),
                 multiNode ? c.interNode().nodeGbps() : 0, p.overlapGradReduce(), p.overlapParamGather(),
                 t.flashAttention(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink);

@@ -69,6 +69,13 @@ final class GivenFacts {
         return this;
     }
 
+    /** A parameter fitted to the run's timings, costing {@code costS} of the step against its expected value. */
+    GivenFacts fitted(String name, double expected, double fitted, boolean constrained, double costS) {
+        facts.add(new dev.trainadvisor.facts.FittedParameterFact(name, "GB/s", expected, fitted, fitted / expected - 1,
+                constrained, "catalogue PCIe4", costS));
+        return this;
+    }
+
     GivenFacts observed(double tokensPerGpuPerS, double stepS, double tflopsPrinted, String convention,
                         double conventionFlops, double houseFlops) {
         facts.add(new ObservationFact(tokensPerGpuPerS, stepS, Double.NaN, tflopsPrinted, convention, conventionFlops,
