@@ -55,6 +55,20 @@ public final class Markdown {
         if (a.gap() != null) s.append(" Observed throughput is ").append(num(a.gap().observedOverPredicted())).append("x predicted.");
         s.append("\n\n");
 
+        Advice.FitView fit = a.fit();
+        if (fit != null) {
+            s.append("## Fitted to the run's timings\n\n");
+            s.append("The diagnoses and the what-ifs start from the model fitted to what the run measured (least squares,"
+                    + " catalogue values as priors): step ").append(num(fit.stepTimeS())).append(" s, ")
+                    .append(num(fit.tflopsPerGpu())).append(" TFLOPS per GPU.\n\n");
+            s.append("| parameter | expected | fitted | set by | prior |\n|---|---:|---:|---|---|\n");
+            for (Advice.FitParameterView fp : fit.parameters())
+                s.append("| ").append(fp.parameter()).append(" | ").append(num(fp.expected())).append(' ').append(fp.unit())
+                        .append(" | ").append(num(fp.fitted())).append(' ').append(fp.unit()).append(" | ")
+                        .append(fp.constrained() ? "the measurements" : "the prior").append(" | ").append(fp.priorSource()).append(" |\n");
+            s.append("\n");
+        }
+
         s.append("## Diagnoses\n\n");
         if (a.diagnoses().isEmpty()) s.append("No rule fired.\n\n");
         int i = 1;
