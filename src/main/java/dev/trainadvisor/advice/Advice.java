@@ -34,7 +34,7 @@ public record Advice(JsonNode run, PredictionView prediction, ObservedView obser
                              double optimizerGb, double activationsGb, double logitsGb, double buffersGb) {}
 
     public record EfficiencyView(double gemmFractionOfPeak, double attentionFractionOfPeak, double hbmFraction,
-                                 double overlapFraction) {}
+                                 double overlapFraction, double elementwiseTraffic) {}
 
     /**
      * @param tflopsPerGpu       as the framework printed it, in {@code tflopsConvention}

@@ -38,15 +38,27 @@ record Basis(Cluster cluster, Efficiency efficiency, StepPrediction prediction, 
         return new Basis(c, f.efficiency(), f.prediction(), f);
     }
 
-    double computeScale() { return fit == null ? 1.0 : fit.parameter(Fit.COMPUTE).map(FitParameter::fitted).orElse(1.0); }
+    /** A fitted parameter's value when the measurements fixed it, else its prior: only what the data says carries over. */
+    private double learned(String name, double prior) {
+        if (fit == null) return prior;
+        return fit.parameter(name).filter(FitParameter::constrained).map(FitParameter::fitted).orElse(prior);
+    }
 
-    /** The default efficiency of the changed run's GPU, times what the fit learned about this run. */
+    /**
+     * The efficiency what-ifs use: the default of the (changed) run's GPU, times the compute scale and with the
+     * overlap the measurements fixed. Parameters the data did not constrain stay at their priors, so a remedy's
+     * gain does not rest on a value the fit merely traded against another.
+     */
     Efficiency efficiencyFor(RunSpec changed) {
         Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run().training().precision());
-        if (fit == null) return d;
-        double k = computeScale();
-        return new Efficiency(d.gemmFractionOfPeak() * k, d.attentionFractionOfPeak() * k, d.hbmFraction(),
-                efficiency.overlapFraction());
+        return d.withComputeScale(learned(Fit.COMPUTE, 1.0)).withOverlap(learned(Fit.OVERLAP, d.overlapFraction()));
+    }
+
+    /** The unchanged run as the what-ifs see it: the starting point of every recommendation's speedup. */
+    StepPrediction whatIfBase(RunMetrics run) {
+        Efficiency d = Efficiency.defaults(cluster.gpu(), run.training().precision());
+        return StepModel.predict(cluster, run, d.withComputeScale(learned(Fit.COMPUTE, 1.0))
+                .withOverlap(learned(Fit.OVERLAP, d.overlapFraction())));
     }
 
     /** One fact per fitted parameter, with what it costs the step against its expected value. */
@@ -67,7 +79,7 @@ record Basis(Cluster cluster, Efficiency efficiency, StepPrediction prediction, 
         switch (p.name()) {
             case Fit.COMPUTE -> {
                 double k = p.expected() / p.fitted();
-                e = new Efficiency(e.gemmFractionOfPeak() * k, e.attentionFractionOfPeak() * k, e.hbmFraction(), e.overlapFraction());
+                e = e.withComputeScale(k);
             }
             case Fit.OVERLAP -> e = e.withOverlap(p.expected());
             case Fit.INTRA -> c = new Cluster(c.name(), c.gpu(), c.nodes(), c.gpusPerNode(),

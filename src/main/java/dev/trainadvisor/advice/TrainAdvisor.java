@@ -67,16 +67,17 @@ public final class TrainAdvisor {
                 .thenComparingInt(d -> severityRank(d.severity())).thenComparing(Diagnosis::id));
 
         ObjectNode whatIf = SpecWriter.write(basis.cluster(), run);
+        StepPrediction whatIfBase = basis.whatIfBase(run);
         List<RemedyProposal> proposals = merge(result.proposals());
         List<Recommendation> recs = new ArrayList<>();
         for (RemedyProposal r : proposals) {
-            Recommendation rec = evaluate(whatIf, r, basis);
+            Recommendation rec = evaluate(whatIf, r, basis, whatIfBase);
             if (rec != null && (rec.speedup() >= MIN_SPEEDUP || p.memory().headroomGb() < 0)) recs.add(rec);
         }
         if (recs.isEmpty() && p.memory().headroomGb() < 0) {
             // no single change makes the run fit: try two of the memory remedies together
             for (RemedyProposal pair : pairs(proposals, "memory-overflow")) {
-                Recommendation rec = evaluate(whatIf, pair, basis);
+                Recommendation rec = evaluate(whatIf, pair, basis, whatIfBase);
                 if (rec != null) recs.add(rec);
             }
         }
@@ -126,8 +127,7 @@ public final class TrainAdvisor {
         return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
     }
 
-    private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, Basis basis) {
-        StepPrediction base = basis.prediction();
+    private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, Basis basis, StepPrediction base) {
         RunSpec changed;
         try {
             changed = new SpecReader().read(SpecWriter.apply(tree, r.change()), "what-if " + r.id());
@@ -179,7 +179,7 @@ public final class TrainAdvisor {
                 new Advice.MemoryView(m.totalGb(), m.capacityGb(), m.headroomGb(), m.weightsGb(), m.gradientsGb(),
                         m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb()),
                 new Advice.EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
-                        e.overlapFraction()), p.notes());
+                        e.overlapFraction(), e.elementwiseTraffic()), p.notes());
     }
 
     static Advice.ObservedView observedView(ObservationFact o) {

@@ -75,10 +75,14 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double replicated = (4 * h + 6 * h) / (sp ? tp : 1);          // two norms (read+write), two residual adds
         double split = (2 * (h + kv) + (m.gatedMlp() ? 3 : 2) * ffnOut * (m.isMoe() ? m.moe().topK() : 1)) / tp;
         double softmax = t.flashAttention() ? 0 : 6.0 * m.heads() * t.seqLen() / tp;
-        double layerBytesFwd = tokens * layers * 2 * (replicated + split) + tokens * layers * softmax;
+        // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
+        // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
+        double fp8Casts = t.precision() == Precision.FP8
+                ? 5.0 * (3 * h + ffnOut * (m.isMoe() ? m.moe().topK() : 1)) / tp : 0;
+        double layerBytesFwd = tokens * layers * (2 * (replicated + split) + softmax + fp8Casts);
         // logits in bf16 read, upcast to fp32, softmax and its gradient: about 20 bytes per vocabulary entry
         double ceBytes = tokens * 20.0 * m.vocab() / tp;
-        double hbm = gpu.hbmGbps() * 1e9 * eff.hbmFraction();
+        double hbm = gpu.hbmGbps() * 1e9 * eff.hbmFraction() / eff.elementwiseTraffic();
         double memFwd = layerBytesFwd / hbm;
 
         double recomputeFactor = t.recompute() == Recompute.FULL ? 1 : 0;

@@ -11,9 +11,11 @@ import dev.trainadvisor.spec.Precision;
  * @param attentionFractionOfPeak FlashAttention forward + backward throughput over dense peak
  * @param hbmFraction          achieved over datasheet HBM bandwidth for streaming kernels
  * @param overlapFraction      fraction of a compute window that actually hides an overlapped collective
+ * @param elementwiseTraffic   bytes the element-wise kernels of a training framework move over the minimum the
+ *                             model counts (each tensor read and written once per operation)
  */
 public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPeak, double hbmFraction,
-                         double overlapFraction) {
+                         double overlapFraction, double elementwiseTraffic) {
 
     /**
      * Used when a GPU has no measured MAMF: measured MAMF over dense peak of the catalogued NVIDIA
@@ -29,10 +31,17 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * A100 rows of shared/calibration/reference-runs.json is 0.98 (interquartile 0.85-1.12). The
      * InternLM-issue rows were not used and serve as a check (README, "Calibration").
      */
-    public static final double TRAINING_FRACTION_OF_MAMF = 0.65;
+    public static final double TRAINING_FRACTION_OF_MAMF = 0.85;
 
     /**
-     * FlashAttention-2 reaches 50-73% of the A100's peak (Dao 2023, "FlashAttention-2: Faster
+     * Frameworks' element-wise kernels (norms, residual adds, activations, rotary, casts, cross-entropy)
+     * move more bytes than the minimal count of the model: unfused eager kernels re-read their inputs,
+     * keep fp32 copies and statistics. Calibrated with {@link #TRAINING_FRACTION_OF_MAMF} (README, "Calibration").
+     */
+    public static final double ELEMENTWISE_TRAFFIC = 2.8;
+
+    /**
+     * Used when the catalogue has no attention measurement for the GPU. FlashAttention-2 reaches 50-73% of the A100's peak (Dao 2023, "FlashAttention-2: Faster
      * Attention with Better Parallelism and Work Partitioning", arXiv 2307.08691, abstract); forward plus
      * backward with the causal mask sits at the low end.
      */
@@ -61,10 +70,20 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
         double mamf = Double.isNaN(gpu.mamfTflopsBf16()) ? DEFAULT_GEMM_FRACTION
                 : Math.min(1.0, gpu.mamfTflopsBf16() / peak);
         double gemm = mamf * TRAINING_FRACTION_OF_MAMF;
-        return new Efficiency(gemm, ATTENTION_FRACTION, HBM_FRACTION, OVERLAP_FRACTION);
+        double attention = Double.isNaN(gpu.attentionFraction()) ? ATTENTION_FRACTION : gpu.attentionFraction();
+        return new Efficiency(gemm, attention, HBM_FRACTION, OVERLAP_FRACTION, ELEMENTWISE_TRAFFIC);
     }
 
-    public Efficiency withGemm(double f) { return new Efficiency(f, attentionFractionOfPeak, hbmFraction, overlapFraction); }
+    public Efficiency withGemm(double f) {
+        return new Efficiency(f, attentionFractionOfPeak, hbmFraction, overlapFraction, elementwiseTraffic);
+    }
 
-    public Efficiency withOverlap(double f) { return new Efficiency(gemmFractionOfPeak, attentionFractionOfPeak, hbmFraction, f); }
+    public Efficiency withOverlap(double f) {
+        return new Efficiency(gemmFractionOfPeak, attentionFractionOfPeak, hbmFraction, f, elementwiseTraffic);
+    }
+
+    /** GEMM and attention throughput times {@code k} (what a fit's compute scale does). */
+    public Efficiency withComputeScale(double k) {
+        return new Efficiency(gemmFractionOfPeak * k, attentionFractionOfPeak * k, hbmFraction, overlapFraction, elementwiseTraffic);
+    }
 }

@@ -337,8 +337,7 @@ public final class Fit {
             double scale = params.get(compute).natural(x[compute]);
             double f = params.get(overlap).natural(x[overlap]);
             if (scale == 1.0 && f == prior.overlapFraction()) return prior;
-            return new Efficiency(prior.gemmFractionOfPeak() * scale, prior.attentionFractionOfPeak() * scale,
-                    prior.hbmFraction(), f);
+            return prior.withComputeScale(scale).withOverlap(f);
         }
 
         Cluster cluster(double[] x) {

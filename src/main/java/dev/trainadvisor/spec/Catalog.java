@@ -59,7 +59,7 @@ public final class Catalog {
                 if (p != null && e.getValue().isNumber()) peak.put(p, e.getValue().asDouble());
             });
             Gpu gpu = new Gpu(g.get("key").asText(), peak, g.get("hbm_gb").asDouble(), g.get("hbm_gbps").asDouble(),
-                    num(g, "mamf_tflops_bf16"), g.path("sms").asInt(0), g.path("architecture").asText(""),
+                    num(g, "mamf_tflops_bf16"), num(g, "attention_fraction"), g.path("sms").asInt(0), g.path("architecture").asText(""),
                     g.hasNonNull("nvlink_link") ? g.get("nvlink_link").asText() : null, g.path("source").asText());
             gpus.put(gpu.key(), new Entry<>(gpu.key(), gpu, aliases(g), g));
         }

@@ -7,10 +7,12 @@ import java.util.Map;
  *
  * @param peakTflops dense tensor-core peak per precision, from the datasheet
  * @param mamfTflopsBf16 measured maximum achievable bf16 matmul TFLOPS, or NaN when unmeasured
+ * @param attentionFraction measured FlashAttention forward + backward throughput over dense bf16 peak, or NaN
  * @param nvlinkLink the NVLink generation of this GPU's NVLink (SXM) nodes, or null for PCIe-only cards
  */
 public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, double hbmGbps,
-                  double mamfTflopsBf16, int sms, String architecture, String nvlinkLink, String source) {
+                  double mamfTflopsBf16, double attentionFraction, int sms, String architecture, String nvlinkLink,
+                  String source) {
 
     public Gpu {
         peakTflops = Map.copyOf(peakTflops);

@@ -36,7 +36,7 @@ public final class SpecReader {
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests");
     private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
-            "mamf_tflops_bf16", "sms", "source");
+            "mamf_tflops_bf16", "attention_fraction", "sms", "source");
     private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
             "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings", "qkv_bias", "moe", "mlp_ratio", "position_embedding",
             "norm", "max_seq_len", "params_b", "source", "notes");
@@ -237,7 +237,9 @@ public final class SpecReader {
         double hbmGbps = f.positiveDouble("hbm_gbps", Double.NaN);
         if (Double.isNaN(hbmGbps)) throw f.error("hbm_gbps", "the memory bandwidth in GB/s is required");
         String key = f.string("key", f.string("name", "custom-gpu"));
-        return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN),
+        double attention = f.positiveDouble("attention_fraction", Double.NaN);
+        if (attention > 1) throw f.error("attention_fraction", "a fraction of peak between 0 and 1, got " + attention);
+        return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN), attention,
                 f.positiveInt("sms", 0), "", null, f.string("source", "given in " + c.file()));
     }
 

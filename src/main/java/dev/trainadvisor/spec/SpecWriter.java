@@ -42,6 +42,7 @@ public final class SpecWriter {
             gpu.put("hbm_gb", g.hbmGb());
             gpu.put("hbm_gbps", g.hbmGbps());
             if (!Double.isNaN(g.mamfTflopsBf16())) gpu.put("mamf_tflops_bf16", g.mamfTflopsBf16());
+            if (!Double.isNaN(g.attentionFraction())) gpu.put("attention_fraction", g.attentionFraction());
             if (g.sms() > 0) gpu.put("sms", g.sms());
             gpu.put("source", g.source());
         }
