@@ -1,5 +1,7 @@
 package dev.trainadvisor.bench;
 
+import dev.trainadvisor.perf.Fit;
+import dev.trainadvisor.perf.FitResult;
 import dev.trainadvisor.perf.StepModel;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.RunSpec;
@@ -19,7 +21,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Speed targets (issue 3): one prediction under 20 us. Run with bench/run.sh; the targets are
+ * Speed targets (issue 3): one prediction under 20 us, one fit under 2 ms. Run with bench/run.sh; the targets are
  * checked here, not by timed unit tests.
  */
 @State(Scope.Benchmark)
@@ -43,4 +45,8 @@ public class StepModelBenchmark {
 
     @Benchmark
     public StepPrediction predictTwoNodes() { return StepModel.predict(twoNodes.cluster(), twoNodes.run()); }
+
+    /** The fit to the PCIe run's measured tokens/s and forward-backward time. */
+    @Benchmark
+    public FitResult fitOneNode() { return Fit.fit(pcie.cluster(), pcie.run()); }
 }
