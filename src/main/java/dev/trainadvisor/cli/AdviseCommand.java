@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 @Command(name = "advise", mixinStandardHelpOptions = true,
         description = "Advice for one run file (JSON or YAML): prediction, diagnoses, ranked recommendations.")
 final class AdviseCommand implements Callable<Integer> {
-    enum Format { json, md }
+    enum Format { json, md, html }
 
     enum FailOn { high, medium, never }
 
@@ -30,7 +30,7 @@ final class AdviseCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "RUN", description = "the run file")
     Path run;
 
-    @Option(names = "--format", defaultValue = "json", description = "json or md (default: ${DEFAULT-VALUE})")
+    @Option(names = "--format", defaultValue = "json", description = "json, md or html (default: ${DEFAULT-VALUE})")
     Format format;
 
     @Mixin
@@ -45,7 +45,12 @@ final class AdviseCommand implements Callable<Integer> {
         RunSpec s = new SpecReader().read(run);
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
-        common.write(format == Format.md ? Markdown.of(advice) : Json.of(advice), spec.commandLine().getOut());
+        String text = switch (format) {
+            case md -> Markdown.of(advice);
+            case html -> dev.trainadvisor.report.Html.of(advice);
+            case json -> Json.of(advice);
+        };
+        common.write(text, spec.commandLine().getOut());
         return exitCode(advice, failOn);
     }
 
