@@ -30,8 +30,12 @@ public record Advice(JsonNode run, PredictionView prediction, ObservedView obser
                                  String link, String scope, double busbwGbps, double seconds, double exposedSeconds,
                                  String overlapsWith) {}
 
+    /** The peak pipeline stage's memory, and every stage's total (one entry without pipeline parallelism). */
     public record MemoryView(double totalGb, double capacityGb, double headroomGb, double weightsGb, double gradientsGb,
-                             double optimizerGb, double activationsGb, double logitsGb, double buffersGb) {}
+                             double optimizerGb, double activationsGb, double logitsGb, double buffersGb,
+                             List<StageMemoryView> stages) {}
+
+    public record StageMemoryView(int stage, double totalGb, double activationsGb) {}
 
     public record EfficiencyView(double gemmFractionOfPeak, double attentionFractionOfPeak, double hbmFraction,
                                  double overlapFraction, double elementwiseTraffic) {}

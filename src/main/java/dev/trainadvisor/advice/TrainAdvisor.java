@@ -177,7 +177,8 @@ public final class TrainAdvisor {
         return new Advice.PredictionView(p.stepTimeS(), p.tflopsPerGpu(), p.mfu(), p.hfu(), p.tokensPerGpuPerS(),
                 p.flopsPerToken().model(), p.flopsPerToken().hardware(), List.copyOf(lines), List.copyOf(cols),
                 new Advice.MemoryView(m.totalGb(), m.capacityGb(), m.headroomGb(), m.weightsGb(), m.gradientsGb(),
-                        m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb()),
+                        m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb(), m.stages().stream()
+                        .map(st -> new Advice.StageMemoryView(st.stage(), st.totalGb(), st.activationsGb())).toList()),
                 new Advice.EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
                         e.overlapFraction(), e.elementwiseTraffic()), p.notes());
     }

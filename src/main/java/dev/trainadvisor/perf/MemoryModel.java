@@ -26,9 +26,26 @@ public final class MemoryModel {
     private MemoryModel() {}
 
     public static MemoryEstimate of(Cluster c, Model m, Parallel p, Training t) {
-        Shard shard = Shard.of(m, p);
-        double psi = shard.paramsPerGpu();
-        return of(psi, c.gpu().hbmGb(), m, p, t);
+        double dense = 0, experts = 0;
+        for (int i = 0; i < m.layers(); i++) {
+            double e = Params.expertParams(m, i);
+            experts += e;
+            dense += Params.layer(m, i) - e;
+        }
+        double layerParams = (dense / p.pp()) / p.tp() + (experts / p.pp()) / (p.tp() * p.ep());
+        double emb = Params.embedding(m) / p.tp();
+        java.util.List<MemoryEstimate.Stage> stages = new java.util.ArrayList<>();
+        for (int s = 0; s < p.pp(); s++) {
+            boolean first = s == 0, last = s == p.pp() - 1;
+            // the last stage holds the output head; with tied embeddings Megatron keeps a copy of the embedding there
+            double psi = layerParams + (first ? emb : 0) + (last && (!first || !m.tiedEmbeddings()) ? emb + m.hidden() : 0);
+            // 1F1B: stage s holds pp - s micro-batches in flight (Narayanan et al. 2021, section 2.2.1)
+            stages.add(stage(s, psi, Math.min(t.microBatches(), p.pp() - s), last, m, p, t));
+        }
+        MemoryEstimate.Stage peak = stages.get(0);
+        for (MemoryEstimate.Stage st : stages) if (st.totalGb() > peak.totalGb()) peak = st;
+        return new MemoryEstimate(peak.weightsGb(), peak.gradientsGb(), peak.optimizerGb(), peak.activationsGb(),
+                peak.logitsGb(), peak.buffersGb(), c.gpu().hbmGb(), stages);
     }
 
     /** Model states for {@code psi} parameters on this GPU; exposed for the ZeRO paper's worked example. */
@@ -44,7 +61,7 @@ public final class MemoryModel {
         };
     }
 
-    static MemoryEstimate of(double psi, double capacityGb, Model m, Parallel p, Training t) {
+    static MemoryEstimate.Stage stage(int index, double psi, int inFlight, boolean last, Model m, Parallel p, Training t) {
         double weightBytes = t.precision() == Precision.FP32 ? 4 : 2;
         double gradBytes = t.gradReducePrecision().bytes;
         double[] states = modelStatesBytes(psi, p.zeroStage(), p.zeroGroupSize(), weightBytes, gradBytes);
@@ -54,15 +71,14 @@ public final class MemoryModel {
         double perLayer = ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
                 p.sequenceParallel(), t.recompute(), t.flashAttention(), false);
         double layersPerStage = (double) m.layers() / p.pp();
-        // 1F1B: the first stage holds pp micro-batches in flight (Narayanan et al. 2021, section 2.2.1);
-        // interleaving adds (pp - 1) / (pp * v) more (Korthikanti et al. 2022, section 4.2.3)
-        double inFlight = Math.min(t.microBatches(), p.pp());
-        if (p.virtualStages() > 1) inFlight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
-        double activations = perLayer * layersPerStage * inFlight;
+        // interleaving adds (pp - 1) / (pp * v) more in flight (Korthikanti et al. 2022, section 4.2.3)
+        double flight = inFlight;
+        if (p.virtualStages() > 1) flight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
+        double activations = perLayer * layersPerStage * flight;
         // logits in 16 bits plus the fp32 copy the cross-entropy makes, per micro-batch on the last stage
         double tokens = (double) t.microBatchSize() * t.seqLen() / p.cp();
-        double logits = tokens * m.vocab() / p.tp() * (2 + 4);
-        return new MemoryEstimate(states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
-                activations / 1e9, logits / 1e9, BUFFERS_GB, capacityGb);
+        double logits = last ? tokens * m.vocab() / p.tp() * (2 + 4) : 0;
+        return new MemoryEstimate.Stage(index, states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
+                activations / 1e9, logits / 1e9, BUFFERS_GB);
     }
 }

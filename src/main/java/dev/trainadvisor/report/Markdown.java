@@ -117,6 +117,11 @@ public final class Markdown {
                 .append(" GB (weights ").append(num(mem.weightsGb())).append(", gradients ").append(num(mem.gradientsGb()))
                 .append(", optimizer ").append(num(mem.optimizerGb())).append(", activations ").append(num(mem.activationsGb()))
                 .append(", logits ").append(num(mem.logitsGb())).append(", buffers ").append(num(mem.buffersGb())).append(").\n");
+        if (mem.stages().size() > 1) {
+            s.append("\n| pipeline stage | GB | of which activations |\n|---:|---:|---:|\n");
+            for (Advice.StageMemoryView st : mem.stages())
+                s.append("| ").append(st.stage()).append(" | ").append(num(st.totalGb())).append(" | ").append(num(st.activationsGb())).append(" |\n");
+        }
         for (String n : pr.notes()) s.append("\nNot modelled: ").append(n).append(".\n");
         return s.toString();
     }
