@@ -26,12 +26,14 @@ public final class CommModel {
     static final String LAST_BACKWARD = "last-backward";
     static final String FIRST_FORWARD = "first-forward";
     static final String ATTENTION = "attention";
+    static final String GEMMS = "gemms";
     static final String NONE = "none";
 
     private CommModel() {}
 
     /** Windows of compute a collective can hide behind, in seconds. */
-    record Windows(double forward, double backward, double lastBackward, double firstForward, double attention) {
+    record Windows(double forward, double backward, double lastBackward, double firstForward, double attention,
+                   double gemms) {
         double of(String name) {
             return switch (name) {
                 case FORWARD -> forward;
@@ -39,6 +41,7 @@ public final class CommModel {
                 case LAST_BACKWARD -> lastBackward;
                 case FIRST_FORWARD -> firstForward;
                 case ATTENTION -> attention;
+                case GEMMS -> gemms;
                 default -> 0;
             };
         }
@@ -98,12 +101,14 @@ public final class CommModel {
             double act = compute.tokensPerMicroBatch() * m.hidden() * 2;
             long perLayer = 4 + (t.recompute() == Recompute.FULL ? 2 : 0);
             long calls = (long) Math.ceil(shard.layersPerStage()) * perLayer * mb;
+            // with --tp-comm-overlap the collectives are split into chunks pipelined with the GEMMs around them
+            String window = p.overlapTpComm() ? GEMMS : NONE;
             if (p.sequenceParallel()) {
-                out.add(new Pending("tp-all-gather", CollectiveKind.ALL_GATHER, "tp", p.tp(), act, calls, tpLink, NONE, calls));
+                out.add(new Pending("tp-all-gather", CollectiveKind.ALL_GATHER, "tp", p.tp(), act, calls, tpLink, window, calls));
                 out.add(new Pending("tp-reduce-scatter", CollectiveKind.REDUCE_SCATTER, "tp", p.tp(), act, calls, tpLink,
-                        NONE, calls));
+                        window, calls));
             } else {
-                out.add(new Pending("tp-all-reduce", CollectiveKind.ALL_REDUCE, "tp", p.tp(), act, calls, tpLink, NONE, calls));
+                out.add(new Pending("tp-all-reduce", CollectiveKind.ALL_REDUCE, "tp", p.tp(), act, calls, tpLink, window, calls));
             }
         }
 
@@ -136,7 +141,8 @@ public final class CommModel {
         }
 
         Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
-                compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds());
+                compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
+                mb * compute.gemmSeconds());
         return overlap(out, w, eff.overlapFraction());
     }
 

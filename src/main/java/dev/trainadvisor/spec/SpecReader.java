@@ -42,7 +42,8 @@ public final class SpecReader {
             "norm", "max_seq_len", "params_b", "source", "notes");
     private static final Set<String> MOE = Set.of("experts", "top_k", "ffn_hidden", "every");
     private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
-            "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather");
+            "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
+            "overlap_tp_comm");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "precision", "grad_reduce_precision", "flash_attention");
     private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
@@ -336,7 +337,7 @@ public final class SpecReader {
         int zg = p.positiveInt("zero_group_size", dp);
         if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
         return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
-                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false));
+                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false));
     }
 
     private Measurements metrics(Fields m) {

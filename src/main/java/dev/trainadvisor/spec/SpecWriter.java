@@ -98,6 +98,7 @@ public final class SpecWriter {
         o.put("virtual_stages", p.virtualStages());
         o.put("overlap_grad_reduce", p.overlapGradReduce());
         o.put("overlap_param_gather", p.overlapParamGather());
+        o.put("overlap_tp_comm", p.overlapTpComm());
         return o;
     }
 
