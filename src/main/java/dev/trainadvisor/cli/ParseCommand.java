@@ -1,0 +1,115 @@
+package dev.trainadvisor.cli;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.trainadvisor.facts.Fmt;
+import dev.trainadvisor.ingest.LogFormats;
+import dev.trainadvisor.ingest.ParsedLog;
+import dev.trainadvisor.report.Json;
+import dev.trainadvisor.spec.SpecException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code parse LOG}: what was read from a training log, an nccl-tests output or an {@code nvidia-smi topo -m} matrix. */
+@Command(name = "parse", mixinStandardHelpOptions = true,
+        description = "What was read from a log: its format, steps, steady-state metrics, the configuration found and "
+                + "format-specific values (nccl-tests bus bandwidth, nvidia-smi topo GPUs and link).")
+final class ParseCommand implements Callable<Integer> {
+    enum Format { json, md }
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "LOG", description = "the log file (UTF-8 text)")
+    Path log;
+
+    @Option(names = "--format", defaultValue = "json", description = "json or md (default: ${DEFAULT-VALUE})")
+    Format format;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
+    Path out;
+
+    @Override
+    public Integer call() {
+        String name = log.toString();
+        String text = read(log);
+        ParsedLog parsed = LogFormats.detectAndParse(text, name);
+        Output.write(format == Format.md ? markdown(parsed, name) : Json.of(Report.of(parsed)), out, spec.commandLine().getOut());
+        return Main.OK;
+    }
+
+    /** The file as UTF-8 text (byte-order mark dropped); every failure is a {@link SpecException} naming the file. */
+    static String read(Path file) {
+        String name = file.toString();
+        if (Files.isDirectory(file)) throw new SpecException(name, null, "a log file; it is a folder");
+        try {
+            String text = Files.readString(file);
+            return text.startsWith("\uFEFF") ? text.substring(1) : text;
+        } catch (NoSuchFileException e) {
+            throw new SpecException(name, null, "an existing file; it does not exist");
+        } catch (CharacterCodingException e) {
+            throw new SpecException(name, null, "UTF-8 text; the file is not valid UTF-8");
+        } catch (IOException e) {
+            throw new SpecException(name, null, "a readable file: " + e.getMessage());
+        }
+    }
+
+    /**
+     * What {@code parse --format json} prints (DESIGN.md section 4): format, steps, steady_steps, metrics,
+     * tflops_convention, configuration, then the format-specific values at the top level, then warnings.
+     */
+    @JsonPropertyOrder({"format", "steps", "steady_steps", "metrics", "tflops_convention", "configuration"})
+    record Report(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
+                  Map<String, Object> configuration, @JsonIgnore Map<String, Object> rest) {
+        static final Set<String> FIXED = Set.of("format", "steps", "steady_steps", "metrics", "tflops_convention",
+                "configuration", "warnings");
+
+        static Report of(ParsedLog p) {
+            Map<String, Object> rest = new LinkedHashMap<>();
+            p.extra().forEach((k, v) -> rest.put(FIXED.contains(k) ? "extra_" + k : k, v));
+            rest.put("warnings", p.warnings());
+            return new Report(p.format(), p.steps(), p.steadySteps(), p.metrics(), p.tflopsConvention(), p.config(), rest);
+        }
+
+        /** The format-specific values, then the warnings, written after the fixed keys. */
+        @JsonAnyGetter
+        Map<String, Object> extraThenWarnings() { return rest; }
+    }
+
+    static String markdown(ParsedLog p, String fileName) {
+        StringBuilder s = new StringBuilder();
+        s.append("**").append(p.format()).append("**: ").append(fileName).append("\n\n");
+        s.append("| | name | value |\n|---|---|---:|\n");
+        row(s, "", "format", p.format());
+        row(s, "", "steps", p.steps() + (p.steadySteps() > 0 ? " (" + p.steadySteps() + " steady)" : ""));
+        if (p.tflopsConvention() != null) row(s, "", "tflops_convention", p.tflopsConvention());
+        p.metrics().forEach((k, v) -> row(s, "metric", k, v));
+        p.config().forEach((k, v) -> row(s, "configuration", k, v));
+        p.extra().forEach((k, v) -> row(s, "", k, v));
+        if (!p.warnings().isEmpty()) {
+            s.append("\nWarnings:\n");
+            for (String w : p.warnings()) s.append("- ").append(w.replace("\n", " ")).append('\n');
+        }
+        return s.toString();
+    }
+
+    private static void row(StringBuilder s, String section, String key, Object value) {
+        String v = value instanceof Double d ? Fmt.num(d, 4) : String.valueOf(value);
+        s.append("| ").append(section).append(" | ").append(key).append(" | ").append(v.replace("|", "\\|").replace("\n", " "))
+                .append(" |\n");
+    }
+}

@@ -1,0 +1,272 @@
+package dev.trainadvisor.ingest;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * DeepSpeed logs (log-formats.md sections 3.2-3.5): the engine's {@code [Rank 0] step=N, skipped=K, lr=[...]}
+ * line, the {@code wall_clock_breakdown} timers ({@code time (ms) | fwd: | bwd: | step:}, or the
+ * {@code *_microstep} line), the ThroughputTimer ({@code RunningAvgSamplesPerSec=, CurrSamplesPerSec=,
+ * MaxMemAllocated=GB}, and the legacy {@code SamplesPerSec=}), the pipeline engine's
+ * {@code steps: N loss: X iter time (s): T samples/sec: S}, and the flops profiler summary.
+ *
+ * <p>Metrics: fwd_bwd_time_s = fwd + bwd, optimizer_time_s = step of the breakdown line (ms; the microstep line when
+ * that is all there is); step_time_s = the pipeline engine's {@code iter time (s)}, or the profiler's
+ * {@code iter latency}; peak_memory_gb = the largest {@code MaxMemAllocated} (GiB x 1.073741824); skipped_steps =
+ * the engine's cumulative {@code skipped} at the last step; steps = the last step.
+ *
+ * <p>Not used as throughput: the ThroughputTimer's samples/s. With gradient accumulation it times only the last
+ * micro-batch plus the optimizer step (section 0.4: 74.7 samples/s where the iteration gives 15.9); its median goes
+ * to extra as timer_samples_per_s with a warning. The flops profiler's TFLOPS are measured by module hooks, not by a
+ * formula of a FlopsConvention, so they go to extra (profiler_tflops_per_gpu), not to tflops_per_gpu.
+ *
+ * <p>DeepSpeed usually runs under Megatron-DeepSpeed, whose iteration lines are in the same log (deepspeed-1.log): they
+ * are read as {@link MegatronDeepSpeedLog} does (step time, tokens/GPU/s, TFLOPs with convention
+ * {@code megatron-deepspeed}, loss scale, argument dump) and merged by step. Detection labels such a log
+ * "deepspeed" when its DeepSpeed engine, timer and breakdown lines outnumber its iteration lines (the engine alone
+ * prints one step line per iteration), else "megatron-deepspeed"; the metrics are the same either way. skipped_steps
+ * is then the larger of the engine's cumulative count and the sum of the iteration lines' counts (under the pipeline
+ * engine Megatron-DeepSpeed prints 0 skipped iterations while the engine counts its overflow skips). A Hugging Face
+ * Trainer run on DeepSpeed (Trainer dicts and engine lines) is left to {@link HfTrainerLog} (confidence 0.85 here).
+ */
+public final class DeepSpeedLog implements LogParser {
+    public static final String FORMAT = "deepspeed";
+    static final double GIB_TO_GB = 1.073741824;
+
+    @Override
+    public String format() { return FORMAT; }
+
+    @Override
+    public double confidence(String text) {
+        try {
+            MegatronCore.Census c = MegatronCore.census(text);
+            if (c.profiler()) return 0.95;
+            if (c.dsLines() + c.pipeLines() == 0) return 0;
+            // the Hugging Face Trainer run on DeepSpeed: the Trainer's dicts say more than the engine's lines
+            if (c.mdsIterations() == 0) return c.trainerDicts() > 0 ? 0.85 : 0.95;
+            // under Megatron-DeepSpeed the engine prints one step line per iteration line: the log is DeepSpeed's
+            // only when DeepSpeed prints more (timers, wall-clock breakdown), as in deepspeed-1.log
+            return c.dsLines() > c.mdsIterations() ? 0.95 : 0.85;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** An engine, ThroughputTimer or wall-clock breakdown line (pipeline-engine lines: {@link #pipeStep}). */
+    static boolean isDeepSpeedLine(String s) {
+        if (engineStep(s) >= 0) return true;
+        if (s.contains("SamplesPerSec=")) return true;
+        int t = s.indexOf("time (ms)");
+        if (t >= 0 && (s.indexOf("fwd_microstep", t) > 0 || s.indexOf("fwd:", t) > 0 || s.indexOf("bwd:", t) > 0
+                || s.indexOf("optimizer_allgather", t) > 0 || s.indexOf("optimizer_step", t) > 0)) return true;
+        return false;
+    }
+
+    /** {@code ------- DeepSpeed Flops Profiler -------} (not the engine's "Flops Profiler Enabled: False"). */
+    static boolean isProfilerHeader(String s) {
+        return s.contains("DeepSpeed Flops Profiler") && s.contains("---");
+    }
+
+    /** N of {@code step=N, skipped=}, or -1. */
+    static long engineStep(String s) {
+        int i = Lines.indexOfWord(s, "step=");
+        while (i >= 0) {
+            long v = Num.digitsAt(s, i + 5);
+            int j = Num.skipDigits(s, i + 5);
+            if (v >= 0 && s.startsWith(", skipped=", j)) return v;
+            i = Lines.indexOfWord(s, "step=", i + 1);
+        }
+        return -1;
+    }
+
+    /** N of {@code steps: N loss: ... iter time (s): ...}, or -1. */
+    static long pipeStep(String s) {
+        int i = Lines.indexOfWord(s, "steps: ");
+        if (i < 0 || s.indexOf("iter time (s):", i) < 0) return -1;
+        return Num.digitsAt(s, i + 7);
+    }
+
+    @Override
+    public ParsedLog parse(String text) {
+        try {
+            return read(text, FORMAT);
+        } catch (RuntimeException e) {
+            return LogResult.failed(FORMAT, e);
+        }
+    }
+
+    /** Reads DeepSpeed's lines and Megatron-DeepSpeed's; {@code format} labels the result. */
+    static ParsedLog read(String text, String format) {
+        LogResult r = new LogResult(format);
+        StepSeries ds = new StepSeries();
+        long lastStep = -1;
+        double skippedCum = Double.NaN;
+        boolean inProfile = false;
+        long profileStep = -1;
+        Map<String, Double> profile = new LinkedHashMap<>();
+        for (String line : Lines.of(text)) {
+            String s = line.strip();
+            if (isProfilerHeader(s)) {
+                inProfile = true;
+                continue;
+            }
+            if (inProfile) {
+                int at = s.indexOf("Profile Summary at step");
+                if (at >= 0) {
+                    profileStep = Num.digitsAt(s, at + 23);
+                    continue;
+                }
+                if (s.startsWith("-----") || s.startsWith("Aggregated Profile") || s.startsWith("Detailed Profile")) {
+                    if (!profile.isEmpty()) inProfile = false;
+                    continue;
+                }
+                profileLine(s, profile, r);          // and read on: a summary cut short leaves the block open
+            }
+            long step = engineStep(s);
+            if (step >= 0) {
+                ds.touch(step);
+                lastStep = Math.max(lastStep, step);
+                int k = s.indexOf(", skipped=");
+                long sk = Num.digitsAt(s, k + 10);
+                if (sk >= 0 && (Double.isNaN(skippedCum) || sk > skippedCum)) skippedCum = sk;
+                continue;
+            }
+            int sps = s.indexOf("SamplesPerSec=");
+            if (sps >= 0) {
+                timerLine(s, ds, lastStep, r);
+                continue;
+            }
+            int t = s.indexOf("time (ms)");
+            if (t >= 0 && s.indexOf('|', t) > 0 && lastStep >= 0) {
+                Map<String, String> f = MegatronCore.segments(s.substring(s.indexOf('|', t) + 1));
+                breakdown(f, ds, lastStep);
+                continue;
+            }
+            long pipe = pipeStep(s);
+            if (pipe >= 0) {
+                ds.touch(pipe);
+                lastStep = Math.max(lastStep, pipe);
+                int it = s.indexOf("iter time (s):");
+                double sec = Num.first(s.substring(it + 14));
+                if (sec > 0) ds.put(pipe, "step_time_s", sec);
+                int sp = s.indexOf("samples/sec:");
+                if (sp >= 0) {
+                    double v = Num.first(s.substring(sp + 12));
+                    if (v > 0) ds.put(pipe, "samples_per_s", v);
+                }
+            }
+        }
+        settleBreakdown(ds);
+        // Megatron-DeepSpeed lines in the same log: the framework's own iteration time, tgs, TFLOPs, dump
+        MegatronCore.State st = MegatronCore.read(text);
+        if (st.iterationLines > 0 || !st.args.isEmpty() || !Double.isNaN(st.peakMemoryGb)) {
+            MegatronDeepSpeedLog.fill(st, r);
+        }
+        r.series.mergeFrom(ds);
+        if (!profile.isEmpty()) {
+            Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
+            if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
+            long step = profileStep >= 0 ? profileStep : Math.max(0, lastStep);
+            r.series.touch(step);
+            profile.forEach((k, v) -> r.series.put(step, k, v));
+            lastStep = Math.max(lastStep, step);
+        }
+        if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
+        if (!Double.isNaN(skippedCum))
+            r.skippedSteps = Double.isNaN(r.skippedSteps) ? skippedCum : Math.max(r.skippedSteps, skippedCum);
+        if (format.equals(FORMAT) && r.series.size() == 0) r.warn("no DeepSpeed step, timer or profiler lines found");
+        if (!format.equals(FORMAT) && st.iterationLines == 0) r.warn("no training_log iteration lines found");
+        return r.build();
+    }
+
+    /** The ThroughputTimer line: samples/s to extra (with the warning), MaxMemAllocated to peak memory. */
+    private static void timerLine(String s, StepSeries ds, long lastStep, LogResult r) {
+        long step = -1;
+        int g = s.indexOf("global_step=");
+        if (g >= 0) step = Num.digitsAt(s, g + 12);
+        if (step < 0) step = lastStep;
+        Map<String, String> kv = new LinkedHashMap<>();
+        for (String part : s.split(",")) {
+            int eq = part.lastIndexOf('=');
+            if (eq > 0) kv.put(lastWord(part.substring(0, eq)), part.substring(eq + 1).strip());
+        }
+        double curr = Num.parse(kv.getOrDefault("CurrSamplesPerSec", kv.get("SamplesPerSec")));
+        if (step >= 0 && curr > 0) {
+            ds.touch(step);
+            ds.put(step, "timer_samples_per_s", curr);
+        }
+        String max = kv.get("MaxMemAllocated");
+        if (max != null) {
+            String v = max.endsWith("GB") ? max.substring(0, max.length() - 2) : max;
+            r.peakMemory(Num.parse(v) * GIB_TO_GB);
+        }
+        r.warn("DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec, CurrSamplesPerSec) times only the last"
+                + " micro-batch and the optimizer step under gradient accumulation (log-formats.md 0.4); it is kept in"
+                + " extra as timer_samples_per_s and not used as throughput");
+    }
+
+    private static String lastWord(String s) {
+        String t = s.strip();
+        int i = t.length();
+        while (i > 0 && (Character.isLetterOrDigit(t.charAt(i - 1)) || t.charAt(i - 1) == '_')) i--;
+        return t.substring(i);
+    }
+
+    /**
+     * {@code fwd: | bwd: | step:} (ms, per global step). The {@code *_microstep} line is kept under temporary keys and
+     * used only for steps without the plain line ({@link #settleBreakdown}).
+     */
+    private static void breakdown(Map<String, String> f, StepSeries ds, long step) {
+        double fwd = Num.first(f.get("fwd")), bwd = Num.first(f.get("bwd")), opt = Num.first(f.get("step"));
+        if (fwd >= 0 && bwd >= 0) ds.put(step, "fwd_bwd_time_s", (fwd + bwd) / 1000);
+        if (opt >= 0) ds.put(step, "optimizer_time_s", opt / 1000);
+        double fm = Num.first(f.get("fwd microstep")), bm = Num.first(f.get("bwd microstep"));
+        double sm = Num.first(f.get("step microstep"));
+        if (fm >= 0 && bm >= 0) ds.put(step, MICRO_FB, (fm + bm) / 1000);
+        if (sm >= 0) ds.put(step, MICRO_OPT, sm / 1000);
+    }
+
+    private static final String MICRO_FB = "\u0000micro_fwd_bwd", MICRO_OPT = "\u0000micro_opt";
+
+    private static void settleBreakdown(StepSeries ds) {
+        ds.forEach((step, m) -> {
+            Double fb = m.remove(MICRO_FB), opt = m.remove(MICRO_OPT);
+            if (fb != null) m.putIfAbsent("fwd_bwd_time_s", fb);
+            if (opt != null) m.putIfAbsent("optimizer_time_s", opt);
+        });
+    }
+
+    /** One {@code label      value} line of the profiler summary (split on the last run of 2+ spaces). */
+    private static void profileLine(String s, Map<String, Double> into, LogResult r) {
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0) return;
+        String key = s.substring(0, colon).strip();
+        String value = s.substring(colon + 1).strip();
+        if (value.isEmpty()) return;
+        String k = key.toLowerCase(java.util.Locale.ROOT);
+        double v = Num.withUnit(value);
+        if (Double.isNaN(v)) return;
+        if (k.equals("world size")) r.extra.put("world_size", Num.count(v));
+        else if (k.equals("data parallel size")) putPositive(r, "parallel.dp", v);
+        else if (k.equals("model parallel size")) putPositive(r, "parallel.tp", v);
+        else if (k.equals("batch size per gpu")) putPositive(r, "training.micro_batch_size", v);
+        else if (k.equals("params per gpu")) r.extra.put("params_per_gpu", v);
+        else if (k.equals("fwd latency")) into.put("fwd_latency_s", v);
+        else if (k.equals("bwd latency")) into.put("bwd_latency_s", v);
+        else if (k.equals("step latency")) into.put("optimizer_time_s", v);
+        else if (k.equals("iter latency")) into.put("step_time_s", v);
+        else if (k.equals("samples/second")) into.put("samples_per_s", v);
+        else if (k.startsWith("flops per gpu")) into.put("profiler_tflops_per_gpu", v / 1e12);
+        else if (k.startsWith("fwd+bwd flops per gpu")) into.putIfAbsent("profiler_fwd_bwd_tflops_per_gpu", v / 1e12);
+        Double f = into.get("fwd_latency_s"), b = into.get("bwd_latency_s");
+        if (f != null && b != null) into.put("fwd_bwd_time_s", f + b);
+        if (k.startsWith("flops per gpu") || k.startsWith("fwd+bwd flops per gpu"))
+            r.warn("the DeepSpeed flops profiler's FLOPS are measured by module hooks (no formula convention; they miss"
+                    + " what the hooks do not see, e.g. under tensor or pipeline parallelism: DeepSpeed #2565); kept in"
+                    + " extra as profiler_tflops_per_gpu, not as tflops_per_gpu");
+    }
+
+    private static void putPositive(LogResult r, String key, double v) {
+        if (v > 0 && v == Math.rint(v) && v <= Integer.MAX_VALUE) r.config.put(key, (int) v);
+    }
+}

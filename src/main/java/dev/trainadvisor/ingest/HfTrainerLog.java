@@ -1,0 +1,161 @@
+package dev.trainadvisor.ingest;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Hugging Face transformers Trainer logs (log-formats.md section 5.3): the Python dict reprs ProgressCallback prints
+ * ({@code {'loss': 0.0499, 'grad_norm': 1.12, 'learning_rate': 3.5e-05, 'epoch': 1.25}} per logging step, and the
+ * final {@code {'train_runtime': 5.8012, 'train_samples_per_second': 1.207, ...}}), values plain or quoted
+ * (LLaMA-Factory: {@code 'train_runtime': '2219'}), tqdm noise around them (bare carriage returns, padding), and the
+ * {@code ***** train metrics *****} block ({@code train_runtime = 0:00:05.80}).
+ *
+ * <p>The Trainer prints no per-step timing and no FLOP rate that a convention describes, so there are no warm-up steps
+ * to drop and no tflops_per_gpu. Metrics: steps = round(train_runtime x train_steps_per_second) when the final dict
+ * gives them; step_time_s = 1 / train_steps_per_second (a whole-run average including warm-up, evaluation and
+ * saving: a warning says so). Extra: train_runtime_s, train_samples_per_s, train_steps_per_s, train_tokens_per_s,
+ * train_loss, total_flos, logged_steps (the per-step dicts), last_epoch. ParsedLog.steps is the number of per-step
+ * dicts.
+ */
+public final class HfTrainerLog implements LogParser {
+    public static final String FORMAT = "hf-trainer";
+
+    @Override
+    public String format() { return FORMAT; }
+
+    @Override
+    public double confidence(String text) {
+        try {
+            int[] c = new int[2];
+            Lines.scan(text, line -> {
+                Map<String, String> d = dict(line);
+                if (d != null && (d.containsKey("loss") || d.containsKey("train_runtime") || d.containsKey("eval_loss")))
+                    c[0]++;
+                else if (line.contains("***** train metrics *****")) c[1]++;
+                return c[0] < 3;
+            });
+            if (c[0] > 0) return 0.9;
+            return c[1] > 0 ? 0.85 : 0;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * The dict repr on the line: from the first {@code {'} to its closing brace, {@code 'key': value} pairs (value up
+     * to the next top-level comma). Null when the line has none.
+     */
+    static Map<String, String> dict(String line) {
+        int open = line.indexOf("{'");
+        if (open < 0) return null;
+        Map<String, String> out = new LinkedHashMap<>();
+        int n = line.length();
+        int i = open + 1;
+        while (i < n) {
+            while (i < n && (line.charAt(i) == ' ' || line.charAt(i) == ',')) i++;
+            if (i >= n || line.charAt(i) == '}') break;
+            if (line.charAt(i) != '\'') return out.isEmpty() ? null : out;
+            int endKey = line.indexOf('\'', i + 1);
+            if (endKey < 0) break;
+            String key = line.substring(i + 1, endKey);
+            int colon = endKey + 1;
+            while (colon < n && line.charAt(colon) == ' ') colon++;
+            if (colon >= n || line.charAt(colon) != ':') break;
+            int v = colon + 1;
+            while (v < n && line.charAt(v) == ' ') v++;
+            int e = v;
+            if (e < n && (line.charAt(e) == '\'' || line.charAt(e) == '"')) {
+                int q = line.indexOf(line.charAt(e), e + 1);
+                e = q < 0 ? n : q + 1;
+            } else {
+                int depth = 0;
+                while (e < n) {
+                    char c = line.charAt(e);
+                    if (c == '[' || c == '(' || c == '{') depth++;
+                    else if (c == ']' || c == ')') depth--;
+                    else if (c == '}') {
+                        if (depth == 0) break;
+                        depth--;
+                    } else if (c == ',' && depth <= 0) break;
+                    e++;
+                }
+            }
+            if (out.size() < 1000) out.putIfAbsent(key, line.substring(v, e).strip());
+            i = Math.max(e, i + 1);
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    @Override
+    public ParsedLog parse(String text) {
+        try {
+            return read(text);
+        } catch (RuntimeException e) {
+            return LogResult.failed(FORMAT, e);
+        }
+    }
+
+    private static ParsedLog read(String text) {
+        LogResult r = new LogResult(FORMAT);
+        Map<String, String> end = new LinkedHashMap<>();
+        int logged = 0;
+        double epoch = Double.NaN;
+        boolean metricsBlock = false;
+        for (String line : Lines.of(text)) {
+            if (line.contains("***** train metrics *****")) {
+                metricsBlock = true;
+                continue;
+            }
+            Map<String, String> d = dict(line);
+            if (d != null) {
+                metricsBlock = false;
+                if (d.containsKey("train_runtime")) {
+                    d.forEach(end::putIfAbsent);
+                } else if (d.containsKey("loss")) {
+                    logged++;
+                    r.series.touch(logged);
+                    double e = Num.parse(d.get("epoch"));
+                    if (Double.isFinite(e)) epoch = e;
+                }
+                continue;
+            }
+            if (metricsBlock) {
+                String s = line.strip();
+                int eq = s.indexOf(" = ");
+                String key = eq > 0 ? s.substring(0, eq).strip() : "";
+                if (!key.isEmpty() && key.indexOf(' ') < 0) end.putIfAbsent(key, s.substring(eq + 3).strip());
+                else metricsBlock = false;
+            }
+        }
+        double runtime = Num.duration(unquote(end.get("train_runtime")));
+        double samples = Num.parse(end.get("train_samples_per_second"));
+        double stepsPerS = Num.parse(end.get("train_steps_per_second"));
+        double tokens = Num.parse(end.get("train_tokens_per_second"));
+        double loss = Num.parse(end.get("train_loss"));
+        double flos = Num.parse(end.get("total_flos"));
+        if (runtime > 0) r.extra.put("train_runtime_s", runtime);
+        if (samples > 0) r.extra.put("train_samples_per_s", samples);
+        if (stepsPerS > 0) r.extra.put("train_steps_per_s", stepsPerS);
+        if (tokens > 0) r.extra.put("train_tokens_per_s", tokens);
+        if (Double.isFinite(loss)) r.extra.put("train_loss", loss);
+        if (flos > 0) r.extra.put("total_flos", flos);
+        if (logged > 0) r.extra.put("logged_steps", logged);
+        if (Double.isFinite(epoch)) r.extra.put("last_epoch", epoch);
+        if (stepsPerS > 0) {
+            r.metrics.put("step_time_s", 1 / stepsPerS);
+            r.warn("step_time_s is 1 / train_steps_per_second: a whole-run average that includes warm-up, evaluation"
+                    + " and checkpointing");
+            if (runtime > 0) r.totalSteps = Math.round(runtime * stepsPerS);
+        }
+        if (logged == 0 && end.isEmpty()) r.warn("no Trainer log dicts found");
+        return r.build();
+    }
+
+    private static String unquote(String s) {
+        if (s == null) return null;
+        String t = s.strip();
+        if (t.length() >= 2 && (t.charAt(0) == '\'' || t.charAt(0) == '"') && t.charAt(t.length() - 1) == t.charAt(0))
+            return t.substring(1, t.length() - 1);
+        return t;
+    }
+}

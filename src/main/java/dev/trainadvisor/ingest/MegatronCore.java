@@ -1,0 +1,557 @@
+package dev.trainadvisor.ingest;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What Megatron-LM and its forks print (log-formats.md sections 2 and 3.1): the {@code training_log} iteration line
+ * in every version (classic {@code key: value |} and argonne's {@code key=value |}), the argument dump, the
+ * {@code padded vocab} line, the {@code memory (MB)} line and both timer layouts. Shared by {@link MegatronLog},
+ * {@link MegatronDeepSpeedLog} and {@link DeepSpeedLog}; single pass, no regular expressions.
+ */
+final class MegatronCore {
+    private MegatronCore() {}
+
+    /** Keys (normalized, see {@link #normalize}) that only Megatron-DeepSpeed's training_log prints. */
+    static final List<String> MDS_KEYS = List.of("consumed tokens", "samples per second", "tflops",
+            "tokens per gpu per second tgs", "actual seqlen", "curriculum seqlen", "random ltd reserved length");
+    /** MB of report_memory are 2^20 bytes; run-file GB are 1e9 bytes. */
+    static final double MIB_TO_GB = 1048576 / 1e9;
+
+    /** One training_log line. */
+    record Iteration(long iteration, long total, Map<String, String> fields, String date, boolean fractionalTime,
+                     boolean keyValue) {
+        boolean megatronDeepSpeed() {
+            if (keyValue) return true;
+            for (String k : MDS_KEYS) if (fields.containsKey(k)) return true;
+            return false;
+        }
+    }
+
+    /** Everything read from one log. */
+    static final class State {
+        final StepSeries series = new StepSeries();
+        /** The argument dump, name to printed value. */
+        final Map<String, String> args = new LinkedHashMap<>();
+        int iterationLines;
+        int mdsLines;
+        boolean anyLoss;
+        long lastIteration = -1;
+        double skipped;
+        double nanIterations;
+        boolean skippedSeen;
+        /** 1 when a version clue says Megatron core >= 0.12, 0 when it says older, -1 when nothing says. */
+        int core012 = -1;
+        String lastDate;
+        int paddedVocab = -1;
+        double peakMemoryGb = Double.NaN;
+        boolean argsBlock;
+        final List<String> warnings = new ArrayList<>();
+    }
+
+    static State read(String text) {
+        State st = new State();
+        Map<String, Double> pendingTimers = null;
+        boolean inArgs = false;
+        for (String line : Lines.of(text)) {
+            // the "(min, max) time across ranks (ms):" block: one timer per line until a line that is not one
+            if (pendingTimers != null) {
+                if (timerLine(line, pendingTimers)) continue;
+                attachTimers(st, pendingTimers);
+                pendingTimers = null;
+            }
+            String s = line.strip();
+            if (s.contains("arguments") && s.startsWith("---")) {
+                inArgs = !s.contains("end of arguments");
+                st.argsBlock = true;
+                continue;
+            }
+            if (argumentLine(s, inArgs, st.args)) continue;
+            Iteration it = iteration(line);
+            if (it != null) {
+                addIteration(st, it);
+                continue;
+            }
+            if (s.contains("memory (MB)")) {
+                memoryLine(st, s);
+                continue;
+            }
+            if (s.contains("time across ranks (ms)")) {
+                pendingTimers = new LinkedHashMap<>();
+                continue;
+            }
+            int t = s.indexOf("time (ms)");
+            if (t >= 0 && s.indexOf('|', t) > 0) {
+                Map<String, Double> timers = new LinkedHashMap<>();
+                for (Map.Entry<String, String> e : segments(s.substring(s.indexOf('|', t) + 1)).entrySet())
+                    timers.put(e.getKey(), Num.first(e.getValue()));
+                attachTimers(st, timers);
+                continue;
+            }
+            int pv = s.indexOf("padded vocab");
+            if (pv >= 0) {
+                int ns = s.indexOf("new size:", pv);
+                if (ns >= 0) {
+                    long v = Num.digitsAt(s, ns + 9);
+                    if (v > 0 && v <= Integer.MAX_VALUE) st.paddedVocab = (int) v;
+                }
+                continue;
+            }
+            versionClue(st, s);
+        }
+        if (pendingTimers != null) attachTimers(st, pendingTimers);
+        return st;
+    }
+
+    // ---------------------------------------------------------------- detection
+
+    /**
+     * What detection needs: iteration lines (all, and those in Megatron-DeepSpeed's layout), argument-dump lines
+     * of {@link #KNOWN_ARGS},
+     * whether the dump has DeepSpeed's arguments, DeepSpeed engine/timer/breakdown lines, DeepSpeed pipeline-engine
+     * lines, and a flops-profiler header. Stops after 400 recognized lines.
+     */
+    record Census(int iterations, int mdsIterations, int argLines, boolean deepspeedArg, int dsLines, int pipeLines,
+                  boolean profiler, int trainerDicts) {}
+
+    /** Arguments every Megatron-family dump prints; detection counts only these (not any "name ... value" line). */
+    static final java.util.Set<String> KNOWN_ARGS = java.util.Set.of("num_layers", "hidden_size", "num_attention_heads",
+            "seq_length", "micro_batch_size", "global_batch_size", "tensor_model_parallel_size",
+            "pipeline_model_parallel_size", "world_size", "data_parallel_size", "ffn_hidden_size", "max_position_embeddings",
+            "make_vocab_size_divisible_by", "log_interval", "train_iters", "lr_decay_style", "params_dtype");
+
+    static Census census(String text) {
+        int[] c = new int[6];
+        boolean[] profiler = new boolean[1];
+        Map<String, String> args = new HashMap<>();
+        boolean[] deepspeedArg = new boolean[1];
+        Lines.scan(text, line -> {
+            String s = line.strip();
+            Iteration it = iteration(line);
+            if (it != null) {
+                c[0]++;
+                if (it.megatronDeepSpeed()) c[1]++;
+            } else if (argumentLine(s, false, args)) {
+                if (KNOWN_ARGS.contains(s.substring(0, s.indexOf(' ')))) c[2]++;
+                if ("True".equals(args.get("deepspeed")) || args.containsKey("deepspeed_config")
+                        || args.containsKey("zero_stage")) deepspeedArg[0] = true;
+                if (args.size() > 1000) args.clear();
+            } else if (DeepSpeedLog.pipeStep(s) >= 0) {
+                c[4]++;
+            } else if (DeepSpeedLog.isDeepSpeedLine(s)) {
+                c[3]++;
+            } else if (s.indexOf("{'") >= 0) {
+                Map<String, String> d = HfTrainerLog.dict(s);
+                if (d != null && (d.containsKey("loss") || d.containsKey("train_runtime"))) c[5]++;
+            }
+            if (DeepSpeedLog.isProfilerHeader(s)) profiler[0] = true;
+            return c[0] + c[3] + c[4] < 400;
+        });
+        return new Census(c[0], c[1], c[2], deepspeedArg[0], c[3], c[4], profiler[0], c[5]);
+    }
+
+    // ---------------------------------------------------------------- iteration line
+
+    /** The training_log line in {@code line}, or null. {@code iteration N/M |} or argonne's {@code iteration= N/ M |}. */
+    static Iteration iteration(String line) {
+        int n = line.length();
+        int from = 0;
+        while (true) {
+            int i = line.indexOf("iteration", from);
+            if (i < 0) return null;
+            from = i + 1;
+            if (!Lines.wordAt(line, i)) continue;
+            int j = i + 9;
+            boolean eq = false;
+            while (j < n && (line.charAt(j) == ' ' || line.charAt(j) == '=')) {
+                if (line.charAt(j) == '=') eq = true;
+                j++;
+            }
+            if (j == i + 9) continue;
+            long iter = Num.digitsAt(line, j);
+            if (iter < 0) continue;
+            int k = Num.skipDigits(line, j);
+            if (k >= n || line.charAt(k) != '/') continue;
+            long total = Num.digitsAt(line, k + 1);
+            if (total < 0) continue;
+            int m = Num.skipDigits(line, k + 1);
+            while (m < n && line.charAt(m) == ' ') m++;
+            if (m >= n || line.charAt(m) != '|') continue;
+            Map<String, String> fields = segments(line.substring(m + 1));
+            String prefix = line.substring(0, i);
+            String date = null;
+            boolean fraction = false;
+            int b = prefix.indexOf('[');
+            while (b >= 0) {
+                if (isDate(prefix, b + 1)) {
+                    date = prefix.substring(b + 1, b + 11);
+                    fraction = b + 20 < prefix.length() && prefix.charAt(b + 20) == '.';
+                    break;
+                }
+                b = prefix.indexOf('[', b + 1);
+            }
+            return new Iteration(iter, total, fields, date, fraction, eq);
+        }
+    }
+
+    /** {@code yyyy-mm-dd} at {@code at}. */
+    static boolean isDate(String s, int at) {
+        if (at + 10 > s.length()) return false;
+        for (int k = 0; k < 10; k++) {
+            char c = s.charAt(at + k);
+            boolean ok = (k == 4 || k == 7) ? c == '-' : c >= '0' && c <= '9';
+            if (!ok) return false;
+        }
+        return true;
+    }
+
+    /** {@code key: value | key: value |} (or {@code key=value |}) into normalized keys; the first of a key wins. */
+    static Map<String, String> segments(String s) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int start = 0;
+        for (int i = 0; i <= s.length(); i++) {
+            if (i == s.length() || s.charAt(i) == '|') {
+                String seg = s.substring(start, i).strip();
+                start = i + 1;
+                if (seg.isEmpty()) continue;
+                int sep = seg.indexOf(": ");
+                if (sep < 0) sep = seg.indexOf('=');
+                if (sep < 0) sep = seg.indexOf(':');
+                if (sep <= 0) continue;
+                int valueAt = seg.charAt(sep) == ':' && sep + 1 < seg.length() && seg.charAt(sep + 1) == ' ' ? sep + 2 : sep + 1;
+                out.putIfAbsent(normalize(seg.substring(0, sep)), seg.substring(Math.min(valueAt, seg.length())).strip());
+            }
+        }
+        return out;
+    }
+
+    /** Lower case, {@code _ ( )} as spaces, runs of spaces as one: "elapsed_time_per_iteration_ms" and
+     * "elapsed time per iteration (ms)" both give "elapsed time per iteration ms". */
+    static String normalize(String key) {
+        StringBuilder b = new StringBuilder(key.length());
+        boolean space = true;
+        for (int i = 0; i < key.length(); i++) {
+            char c = Character.toLowerCase(key.charAt(i));
+            if (c == '_' || c == '(' || c == ')' || Character.isWhitespace(c)) {
+                if (!space) b.append(' ');
+                space = true;
+            } else {
+                b.append(c);
+                space = false;
+            }
+        }
+        int len = b.length();
+        if (len > 0 && b.charAt(len - 1) == ' ') b.setLength(len - 1);
+        return b.toString();
+    }
+
+    private static void addIteration(State st, Iteration it) {
+        long step = it.iteration();
+        boolean fresh = !st.series.has(step);
+        st.series.touch(step);
+        if (it.megatronDeepSpeed()) st.mdsLines++;
+        if (!fresh) return;                      // the same iteration from another rank
+        st.iterationLines++;
+        st.lastIteration = Math.max(st.lastIteration, step);
+        if (it.date() != null) {
+            if (st.lastDate == null || it.date().compareTo(st.lastDate) > 0) st.lastDate = it.date();
+            if (it.fractionalTime() && !it.keyValue()) st.core012 = 1;   // '.%f' timestamps: 2026-01 and later
+        }
+        Map<String, String> f = it.fields();
+        double ms = Num.first(f.get("elapsed time per iteration ms"));
+        if (ms > 0) st.series.put(step, "step_time_s", ms / 1000);
+        double tflops = Num.first(f.getOrDefault("throughput per gpu tflop/s/gpu", f.get("tflops")));
+        if (tflops > 0) st.series.put(step, "tflops_per_gpu", tflops);
+        String tgs = f.getOrDefault("tokens per gpu per second tgs", f.get("tgs tokens/gpu/second"));
+        double tg = Num.first(tgs);
+        if (tg > 0) st.series.put(step, "tokens_per_gpu_per_s", tg);
+        double ls = Num.first(f.get("loss scale"));
+        if (ls > 0) st.series.put(step, "loss_scale", ls);
+        double gbs = Num.first(f.get("global batch size"));
+        if (gbs > 0) st.series.put(step, "global_batch_size", gbs);
+        double sps = Num.first(f.get("samples per second"));
+        if (sps > 0) st.series.put(step, "samples_per_s", sps);
+        double seq = Num.first(f.get("actual seqlen"));
+        if (seq > 0) st.series.put(step, "actual_seqlen", seq);
+        double skipped = Num.first(f.get("number of skipped iterations"));
+        if (skipped >= 0) {
+            st.skipped += skipped;
+            st.skippedSeen = true;
+        }
+        double nan = Num.first(f.get("number of nan iterations"));
+        if (nan >= 0) st.nanIterations += nan;
+        if (f.containsKey("lm loss")) st.anyLoss = true;
+    }
+
+    // ---------------------------------------------------------------- argument dump
+
+    /** {@code  hidden_size ..................................... 4096}; outside the dump block only with 3+ dots. */
+    static boolean argumentLine(String s, boolean inBlock, Map<String, String> args) {
+        int sp = s.indexOf(' ');
+        if (sp <= 0) return false;
+        for (int i = 0; i < sp; i++) {
+            char c = s.charAt(i);
+            if (!(Character.isLetterOrDigit(c) || c == '_')) return false;
+        }
+        int d = sp + 1;
+        while (d < s.length() && s.charAt(d) == '.') d++;
+        int dots = d - sp - 1;
+        if (dots < (inBlock ? 1 : 3) || d >= s.length() || s.charAt(d) != ' ') return false;
+        args.putIfAbsent(s.substring(0, sp), s.substring(d + 1).strip());
+        return true;
+    }
+
+    // ---------------------------------------------------------------- memory and timers
+
+    private static void memoryLine(State st, String s) {
+        int bar = s.indexOf('|', s.indexOf("memory (MB)"));
+        if (bar < 0) return;
+        Map<String, String> f = segments(s.substring(bar + 1));
+        double mb = Num.first(f.get("max reserved"));
+        if (!(mb > 0)) mb = Num.first(f.get("max allocated"));
+        if (mb > 0 && (Double.isNaN(st.peakMemoryGb) || mb * MIB_TO_GB > st.peakMemoryGb)) st.peakMemoryGb = mb * MIB_TO_GB;
+    }
+
+    /** {@code     forward-backward ...............: (5000.12, 5001.34)} or {@code ...: 5001.34}; the max is kept. */
+    static boolean timerLine(String line, Map<String, Double> into) {
+        String s = line.strip();
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0) return false;
+        int sp = 0;
+        while (sp < colon && s.charAt(sp) != ' ' && s.charAt(sp) != '.') sp++;
+        if (sp == 0) return false;
+        for (int i = sp; i < colon; i++) if (s.charAt(i) != ' ' && s.charAt(i) != '.') return false;
+        String name = s.substring(0, sp);
+        String v = s.substring(colon + 1).strip();
+        double value;
+        if (v.startsWith("(") && v.endsWith(")")) {
+            int comma = v.indexOf(',');
+            value = comma < 0 ? Num.parse(v.substring(1, v.length() - 1)) : Num.parse(v.substring(comma + 1, v.length() - 1));
+        } else {
+            value = Num.first(v);
+        }
+        if (Double.isNaN(value)) return false;
+        into.put(name, value);
+        return true;
+    }
+
+    private static void attachTimers(State st, Map<String, Double> ms) {
+        if (st.lastIteration < 0 || ms.isEmpty()) return;
+        Map<String, Double> t = new HashMap<>();
+        ms.forEach((k, v) -> t.put(k.strip().toLowerCase(Locale.ROOT), v));
+        double fb = value(t, "forward-backward");
+        if (Double.isNaN(fb)) {
+            double f = value(t, "forward-compute"), b = value(t, "backward-compute");
+            if (!Double.isNaN(f) && !Double.isNaN(b)) fb = f + b;
+        }
+        if (fb > 0) st.series.put(st.lastIteration, "fwd_bwd_time_s", fb / 1000);
+        double opt = value(t, "optimizer");
+        if (opt > 0) st.series.put(st.lastIteration, "optimizer_time_s", opt / 1000);
+    }
+
+    private static double value(Map<String, Double> m, String k) {
+        Double v = m.get(k);
+        return v == null || !Double.isFinite(v) ? Double.NaN : v;
+    }
+
+    // ---------------------------------------------------------------- version clues
+
+    private static final String[] VERSION_MARKERS = {"core_r", "core_v", "megatron-core", "megatron_core",
+            "megatron.core", "megatron core"};
+
+    /** {@code core_r0.11.0}, {@code core_v0.12.0}, {@code megatron-core==0.13.1}, {@code Megatron-Core version: 0.12}. */
+    private static void versionClue(State st, String s) {
+        if (s.length() > 10_000 || (s.indexOf("ore") < 0 && s.indexOf("ORE") < 0)) return;
+        String l = s.toLowerCase(Locale.ROOT);
+        for (String marker : VERSION_MARKERS) {
+            int at = l.indexOf(marker);
+            if (at < 0) continue;
+            int i = at + marker.length();
+            while (i < l.length() && " =:v".indexOf(l.charAt(i)) >= 0) i++;
+            if (l.startsWith("version", i)) {
+                i += 7;
+                while (i < l.length() && " =:v".indexOf(l.charAt(i)) >= 0) i++;
+            }
+            long major = Num.digitsAt(l, i);
+            int j = Num.skipDigits(l, i);
+            if (major < 0 || j >= l.length() || l.charAt(j) != '.') continue;
+            long minor = Num.digitsAt(l, j + 1);
+            if (minor < 0 || j + 1 >= l.length() || l.charAt(j + 1) == ' ') continue;
+            st.core012 = major > 0 || minor >= 12 ? 1 : 0;
+            return;
+        }
+    }
+
+    // ---------------------------------------------------------------- configuration
+
+    /** The run-file configuration from the argument dump and the padded-vocab line (DESIGN.md section 3 keys). */
+    static Map<String, Object> config(State st, Map<String, Object> extra) {
+        Map<String, String> a = st.args;
+        Map<String, Object> c = new LinkedHashMap<>();
+        int layers = intArg(a, "num_layers");
+        int hidden = intArg(a, "hidden_size");
+        int heads = intArg(a, "num_attention_heads");
+        put(c, "model.layers", layers);
+        put(c, "model.hidden", hidden);
+        put(c, "model.heads", heads);
+        Boolean gqa = boolArg(a, "group_query_attention");
+        int groups = intArg(a, "num_query_groups");
+        if (Boolean.TRUE.equals(gqa) && groups > 0) put(c, "model.kv_heads", groups);
+        else if (heads > 0 && (Boolean.FALSE.equals(gqa) || !a.isEmpty())) put(c, "model.kv_heads", heads);
+        put(c, "model.ffn_hidden", intArg(a, "ffn_hidden_size"));
+        int vocab = st.paddedVocab > 0 ? st.paddedVocab : intArg(a, "padded_vocab_size");
+        if (vocab <= 0) vocab = intArg(a, "vocab_size");
+        put(c, "model.vocab", vocab);
+        Boolean swiglu = boolArg(a, "swiglu");
+        if (swiglu != null) c.put("model.gated_mlp", swiglu);
+        Boolean untie = boolArg(a, "untie_embeddings_and_output_weights");
+        if (untie != null) c.put("model.tied_embeddings", !untie);
+        int experts = intArg(a, "num_experts");
+        if (experts > 1) {
+            put(c, "model.moe.experts", experts);
+            put(c, "model.moe.top_k", intArg(a, "moe_router_topk"));
+            put(c, "model.moe.ffn_hidden", intArg(a, "moe_ffn_hidden_size"));
+            put(c, "model.moe.every", intArg(a, "moe_layer_freq"));
+        }
+
+        int tp = intArg(a, "tensor_model_parallel_size");
+        int pp = intArg(a, "pipeline_model_parallel_size");
+        int cp = intArg(a, "context_parallel_size");
+        put(c, "parallel.tp", tp);
+        put(c, "parallel.pp", pp);
+        put(c, "parallel.cp", cp);
+        put(c, "parallel.ep", intArg(a, "expert_model_parallel_size"));
+        int world = intArg(a, "world_size");
+        int dp = intArg(a, "data_parallel_size");
+        int mp = Math.max(1, tp) * Math.max(1, pp) * Math.max(1, cp);
+        if (dp <= 0 && world > 0 && world % mp == 0) dp = world / mp;
+        if (world <= 0 && dp > 0) world = dp * mp;
+        put(c, "parallel.dp", dp);
+        if (world > 0) extra.put("world_size", world);
+        int vpp = intArg(a, "virtual_pipeline_model_parallel_size");
+        int perVirtual = intArg(a, "num_layers_per_virtual_pipeline_stage");
+        if (vpp <= 0 && perVirtual > 0 && layers > 0 && pp > 0 && layers % (pp * perVirtual) == 0)
+            vpp = layers / (pp * perVirtual);
+        if (vpp > 0) put(c, "parallel.virtual_stages", vpp);
+        else if (a.containsKey("virtual_pipeline_model_parallel_size")) put(c, "parallel.virtual_stages", 1);
+        Boolean sp = boolArg(a, "sequence_parallel");
+        if (sp != null) c.put("parallel.sequence_parallel", sp);
+        int zero = intArg(a, "zero_stage");                           // Megatron-DeepSpeed's --zero-stage
+        Boolean fsdp = boolArg(a, "use_torch_fsdp2");
+        Boolean distOpt = boolArg(a, "use_distributed_optimizer");
+        if (Boolean.TRUE.equals(fsdp)) c.put("parallel.zero_stage", 3);
+        else if (zero >= 0 && a.containsKey("zero_stage") && zero <= 3) c.put("parallel.zero_stage", zero);
+        else if (distOpt != null) c.put("parallel.zero_stage", distOpt ? 1 : 0);
+        Boolean ogr = boolArg(a, "overlap_grad_reduce");
+        if (ogr != null) c.put("parallel.overlap_grad_reduce", ogr);
+        Boolean opg = boolArg(a, "overlap_param_gather");
+        if (opg != null) c.put("parallel.overlap_param_gather", opg);
+
+        int seq = intArg(a, "seq_length");
+        if (seq <= 0) {
+            double actual = medianOf(st.series, "actual_seqlen");
+            if (actual > 0) seq = (int) actual;
+        }
+        put(c, "training.seq_len", seq);
+        int micro = intArg(a, "micro_batch_size");
+        put(c, "training.micro_batch_size", micro);
+        int global = intArg(a, "global_batch_size");
+        if (global > 0 && micro > 0 && dp > 0) {
+            if (global % (micro * dp) == 0) put(c, "training.micro_batches", global / (micro * dp));
+            else st.warnings.add("global_batch_size " + global + " is not a multiple of micro_batch_size x dp ("
+                    + micro + " x " + dp + "); micro_batches not set");
+        }
+        String recompute = recompute(a);
+        if (recompute != null) c.put("training.recompute", recompute);
+        String precision = precision(a);
+        if (precision != null) c.put("training.precision", precision);
+        Boolean flash = boolArg(a, "use_flash_attn");
+        if (flash != null) c.put("training.flash_attention", flash);
+        return c;
+    }
+
+    private static String recompute(Map<String, String> a) {
+        String g = a.get("recompute_granularity");
+        if (g != null && (g.equalsIgnoreCase("full") || g.equalsIgnoreCase("selective"))) return g.toLowerCase(Locale.ROOT);
+        if (Boolean.TRUE.equals(boolArg(a, "checkpoint_activations"))) return "full";
+        if (Boolean.TRUE.equals(boolArg(a, "recompute_activations"))) return "selective";
+        String method = a.get("activations_checkpoint_method");
+        if (method != null && !method.equals("None")) return "full";
+        return a.containsKey("recompute_granularity") || a.containsKey("checkpoint_activations") ? "none" : null;
+    }
+
+    private static String precision(Map<String, String> a) {
+        String fp8 = a.get("fp8");
+        if (fp8 != null && !fp8.equals("None") && !fp8.equals("False")) return "fp8";
+        if (Boolean.TRUE.equals(boolArg(a, "bf16"))) return "bf16";
+        if (Boolean.TRUE.equals(boolArg(a, "fp16"))) return "fp16";
+        String dtype = a.get("params_dtype");
+        if (dtype != null) {
+            if (dtype.contains("bfloat16")) return "bf16";
+            if (dtype.contains("float16")) return "fp16";
+            if (dtype.contains("float32")) return "fp32";
+        }
+        return a.containsKey("bf16") || a.containsKey("fp16") ? "fp32" : null;
+    }
+
+    static double medianOf(StepSeries s, String key) {
+        List<Double> v = new ArrayList<>();
+        s.forEach((step, m) -> { Double d = m.get(key); if (d != null) v.add(d); });
+        return Num.median(v);
+    }
+
+    private static void put(Map<String, Object> c, String key, int v) {
+        if (v > 0) c.put(key, v);
+    }
+
+    static int intArg(Map<String, String> a, String name) {
+        String v = a.get(name);
+        return v == null ? -1 : Num.positiveInt(v);
+    }
+
+    static Boolean boolArg(Map<String, String> a, String name) {
+        String v = a.get(name);
+        if (v == null) return null;
+        if (v.equals("True") || v.equals("true")) return Boolean.TRUE;
+        if (v.equals("False") || v.equals("false") || v.equals("None")) return Boolean.FALSE;
+        return null;
+    }
+
+    /**
+     * Tokens/GPU/s derived where the log does not print them: global batch x seq_len / (step time x world size),
+     * per step, when all three are known.
+     */
+    static void deriveTokens(StepSeries series, Map<String, Object> config, Map<String, Object> extra) {
+        Object seq = config.get("training.seq_len");
+        Object world = extra.get("world_size");
+        if (!(seq instanceof Integer s) || !(world instanceof Integer w) || s <= 0 || w <= 0) return;
+        series.forEach((step, m) -> {
+            Double t = m.get("step_time_s"), g = m.get("global_batch_size");
+            if (t != null && g != null && t > 0 && !m.containsKey("tokens_per_gpu_per_s"))
+                m.put("tokens_per_gpu_per_s", g * s / (t * w));
+        });
+    }
+
+    /** Fills a result from the state: per-step values, memory, skipped iterations, configuration. */
+    static void fill(State st, LogResult r) {
+        r.series.mergeFrom(st.series);
+        r.config.putAll(config(st, r.extra));
+        deriveTokens(r.series, r.config, r.extra);
+        r.peakMemory(st.peakMemoryGb);
+        if (st.lastIteration >= 0) r.totalSteps = st.lastIteration;
+        if (st.skippedSeen) r.skippedSteps = st.skipped;
+        if (st.nanIterations > 0) r.extra.put("nan_iterations", st.nanIterations);
+        st.warnings.forEach(r::warn);
+        if (st.iterationLines > 0 && !st.anyLoss && st.skippedSeen && st.skipped >= st.iterationLines)
+            r.warn("every logged iteration was skipped (no lm loss printed, " + fmt(st.skipped)
+                    + " skipped iterations): the loss scaler is still searching, timings are not steady-state");
+    }
+
+    static String fmt(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
+    }
+}

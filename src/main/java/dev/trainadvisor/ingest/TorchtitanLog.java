@@ -1,0 +1,97 @@
+package dev.trainadvisor.ingest;
+
+/**
+ * torchtitan logs (log-formats.md section 4): {@code step: N  loss: X  [grad_norm: G]  memory: M GiB(P%)
+ * tps|wps: T  [tflops: F]  mfu: U%|N/A}, every version, with colours and {@code [rankN]:} prefixes stripped, and
+ * per-rank duplicates merged by step.
+ *
+ * <p>Metrics: {@code tps} (or the older {@code wps}) → tokens_per_gpu_per_s (already per device: tokens of this rank
+ * over the non-data-parallel size); {@code tflops} → tflops_per_gpu (convention {@code torchtitan}); {@code mfu} percent
+ * → mfu fraction ({@code N/A} under FP8/MX is skipped); the largest {@code memory} (max reserved, GiB) →
+ * peak_memory_gb = GiB x 1.073741824; steps = the last step. Thousands separators ({@code 5,856},
+ * {@code 1,234.56}) are read. torchtitan prints no step time and no skipped steps.
+ */
+public final class TorchtitanLog implements LogParser {
+    public static final String FORMAT = "torchtitan";
+
+    @Override
+    public String format() { return FORMAT; }
+
+    @Override
+    public double confidence(String text) {
+        try {
+            int[] c = new int[2];
+            Lines.scan(text, line -> {
+                if (stepLine(line) >= 0) c[0]++;
+                else if (line.contains("[titan]")) c[1]++;
+                return c[0] < 3;
+            });
+            if (c[0] > 0) return 0.95;
+            return c[1] > 0 ? 0.4 : 0;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** Index of {@code step:} on a metrics line (one that also has {@code memory:} and {@code tps:}/{@code wps:}), or -1. */
+    static int stepLine(String line) {
+        int i = Lines.indexOfWord(line, "step:");
+        if (i < 0) return -1;
+        if (line.indexOf("memory:", i) < 0) return -1;
+        if (Lines.indexOfWord(line, "tps:", i) < 0 && Lines.indexOfWord(line, "wps:", i) < 0) return -1;
+        if (Num.digitsAt(line, i + 5) < 0) return -1;
+        return i;
+    }
+
+    /** The token after {@code key} (a word), or null. */
+    static String after(String line, String key, int from) {
+        int i = Lines.indexOfWord(line, key, from);
+        if (i < 0) return null;
+        int j = i + key.length();
+        while (j < line.length() && line.charAt(j) == ' ') j++;
+        int k = j;
+        while (k < line.length() && line.charAt(k) != ' ' && line.charAt(k) != '\t') k++;
+        return j == k ? null : line.substring(j, k);
+    }
+
+    @Override
+    public ParsedLog parse(String text) {
+        try {
+            return read(text);
+        } catch (RuntimeException e) {
+            return LogResult.failed(FORMAT, e);
+        }
+    }
+
+    private static ParsedLog read(String text) {
+        LogResult r = new LogResult(FORMAT);
+        StepSeries s = r.series;
+        long last = -1;
+        for (String line : Lines.of(text)) {
+            int at = stepLine(line);
+            if (at < 0) continue;
+            long step = Num.digitsAt(line, at + 5);
+            if (step < 0) continue;
+            s.touch(step);
+            last = Math.max(last, step);
+            String tps = after(line, "tps:", at);
+            if (tps == null) tps = after(line, "wps:", at);
+            double t = Num.parse(tps);
+            if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
+            double tf = Num.parse(after(line, "tflops:", at));
+            if (tf > 0) s.put(step, "tflops_per_gpu", tf);
+            String mfu = after(line, "mfu:", at);
+            double u = Num.parse(mfu);
+            if (u >= 0 && mfu.endsWith("%")) s.put(step, "mfu", u / 100);
+            String mem = after(line, "memory:", at);
+            if (mem != null) {
+                int g = mem.indexOf("GiB");
+                if (g > 0) r.peakMemory(Num.parse(mem.substring(0, g)) * DeepSpeedLog.GIB_TO_GB);
+            }
+        }
+        r.convention = "torchtitan";
+        if (last >= 0) r.totalSteps = last;
+        if (s.size() == 0) r.warn("no torchtitan step lines found");
+        return r.build();
+    }
+}

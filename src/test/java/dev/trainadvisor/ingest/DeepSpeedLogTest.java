@@ -1,0 +1,93 @@
+package dev.trainadvisor.ingest;
+
+import org.junit.jupiter.api.Test;
+
+import static dev.trainadvisor.ingest.Samples.metric;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** DeepSpeed samples, values read by hand; the pipeline engine and the legacy timer. */
+class DeepSpeedLogTest {
+    final DeepSpeedLog parser = new DeepSpeedLog();
+
+    @Test
+    void deepspeed1EngineTimersAndArgonneIterations() {
+        ParsedLog p = Samples.parse(parser, "deepspeed-1.log");
+        // engine steps 2, 3, 4 and argonne iterations 2, 3, 4 (n=3): drop step 2; steady 3, 4
+        assertEquals(3, p.steps());
+        assertEquals(2, p.steadySteps());
+        // elapsed_time_per_iteration_ms=16071.8, 16069.2 -> 16070.5 ms
+        assertEquals(16.0705, metric(p, "step_time_s"), 1e-9);
+        // tokens_per_gpu_per_second_tgs=8155.393, 8156.733 -> 8156.063
+        assertEquals(8156.063, metric(p, "tokens_per_gpu_per_s"), 1e-9);
+        // TFLOPs=159.66, 159.68 -> 159.67 (argonne Megatron-DeepSpeed, 2024-04: before PR #371)
+        assertEquals(159.67, metric(p, "tflops_per_gpu"), 1e-9);
+        assertEquals("megatron-deepspeed", p.tflopsConvention());
+        // time (ms) | fwd: 3865.91 | bwd: 11249.43 | ... | step: 888.45   (step 3)
+        //           | fwd: 3870.98 | bwd: 11294.43 | ... | step: 865.13   (step 4)
+        // fwd+bwd: 15115.34, 15165.41 -> 15140.375 ms; step: 888.45, 865.13 -> 876.79 ms
+        assertEquals(15.140375, metric(p, "fwd_bwd_time_s"), 1e-9);
+        assertEquals(0.87679, metric(p, "optimizer_time_s"), 1e-9);
+        // peak: max of the memory line's max reserved 17240.0 MB (x 2^20 / 1e9 = 18.07745 GB) and the timer's
+        // MaxMemAllocated=15.59GB (GiB: 16.74 GB)
+        assertEquals(17240.0 * 1048576 / 1e9, metric(p, "peak_memory_gb"), 1e-9);
+        assertEquals(65536.0, metric(p, "loss_scale"));
+        assertEquals(0.0, metric(p, "skipped_steps"), "skipped=0");
+        assertEquals(4.0, metric(p, "steps"));
+        assertEquals(4096, p.config().get("training.seq_len"), "actual_seqlen= 4096");
+        // RunningAvg/Curr SamplesPerSec ~74.7 against samples_per_second=15.9: the timer is not wall-clock
+        // throughput (section 0.4); CurrSamplesPerSec of steps 3 and 4: 74.68528989415996, 74.81160215378233
+        assertEquals((74.68528989415996 + 74.81160215378233) / 2, (Double) p.extra().get("timer_samples_per_s"), 1e-9);
+        assertTrue(p.warnings().stream().anyMatch(w -> w.contains("ThroughputTimer")));
+        assertEquals(15.93, (Double) p.extra().get("samples_per_s"), 1e-9, "samples_per_second=15.929, 15.931");
+    }
+
+    @Test
+    void deepspeed2FlopsProfilerSummary() {
+        ParsedLog p = Samples.parse(parser, "deepspeed-2.log");
+        // Profile Summary at step 10: one profiled step
+        assertEquals(1, p.steps());
+        assertEquals(10.0, metric(p, "steps"));
+        assertEquals(0.18473, metric(p, "step_time_s"), 1e-12, "iter latency: 184.73 ms");
+        assertEquals(0.07667 + 0.10802, metric(p, "fwd_bwd_time_s"), 1e-12, "fwd latency 76.67 ms + bwd latency 108.02 ms");
+        assertEquals(34.09e-6, metric(p, "optimizer_time_s"), 1e-15, "step latency: 34.09 us");
+        assertEquals(80, p.config().get("training.micro_batch_size"), "batch size per GPU: 80");
+        assertEquals(1, p.config().get("parallel.dp"));
+        assertEquals(1, p.config().get("parallel.tp"));
+        assertEquals(1, p.extra().get("world_size"));
+        // fwd+bwd FLOPS per GPU = 3 * fwd flops per GPU / (fwd+bwd latency): 102.0 TFLOPS -- measured, no convention
+        assertEquals(102.0, (Double) p.extra().get("profiler_tflops_per_gpu"), 1e-9);
+        assertFalse(p.metrics().containsKey("tflops_per_gpu"));
+        assertNull(p.tflopsConvention());
+        assertEquals(336.23e6, (Double) p.extra().get("params_per_gpu"), 1);
+        assertEquals(433.07, (Double) p.extra().get("samples_per_s"), 1e-9);
+    }
+
+    // Lines built from the formats of log-formats.md sections 3.2-3.4; numbers made up.
+
+    @Test
+    void pipelineEngineAndLegacyTimer() {
+        String log = """
+                steps: 10 loss: 2.5000 iter time (s): 2.000 samples/sec: 64.000
+                0/10, SamplesPerSec=1292.64, MemAllocated=3.5GB, MaxMemAllocated=4.0GB
+                steps: 20 loss: 2.4000 iter time (s): 1.000 samples/sec: 128.000
+                steps: 30 loss: 2.3000 iter time (s): 1.100 samples/sec: 116.364
+                [2024-01-01 00:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 0] step=30, skipped=3, lr=[1e-4], mom=[(0.9, 0.95)]
+                """;
+        assertTrue(parser.confidence(log) >= 0.9);
+        ParsedLog p = parser.parse(log);
+        assertEquals(3, p.steps());
+        assertEquals(1.05, metric(p, "step_time_s"), 1e-12, "steps 20 and 30 after dropping step 10");
+        assertEquals(3.0, metric(p, "skipped_steps"));
+        assertEquals(30.0, metric(p, "steps"));
+        assertEquals(4.0 * 1.073741824, metric(p, "peak_memory_gb"), 1e-9, "MaxMemAllocated in GiB");
+    }
+
+    @Test
+    void engineBannerIsNotAProfile() {
+        String log = "[2023-08-15 06:31:35,566] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False\n"
+                + "[2023-08-15 06:31:35,631] [INFO] [logging.py:96:log_dist] [Rank 0] step=0, skipped=0, lr=[0.0, 0.0], mom=[(0.9, 0.95), (0.9, 0.95)]\n";
+        ParsedLog p = parser.parse(log);
+        assertEquals(1, p.steps());
+        assertFalse(p.extra().containsKey("profiler_tflops_per_gpu"));
+    }
+}
