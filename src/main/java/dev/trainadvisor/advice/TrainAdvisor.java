@@ -58,7 +58,7 @@ public final class TrainAdvisor {
         // the rules reason on the step as the run's own timings show it, when it measured them
         Basis basis = Basis.of(cluster, run, expected);
         StepPrediction p = basis.prediction();
-        List<Object> facts = FactBuilder.facts(basis.cluster(), run, p, observed, basis.fit() != null);
+        List<Object> facts = FactBuilder.facts(basis.cluster(), run, p, expected, observed, basis.fit() != null);
         facts.addAll(basis.parameterFacts(run));
         RuleEngine.Result result = engine.run(facts);
 

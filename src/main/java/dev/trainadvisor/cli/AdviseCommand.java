@@ -18,7 +18,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "advise", mixinStandardHelpOptions = true,
-        description = "Advice for one run file (JSON or YAML): prediction, diagnoses, ranked recommendations.")
+        description = {"Advice for one run file (JSON or YAML): prediction, diagnoses, ranked recommendations.",
+                "Or for a training log: advise --log LOG --cluster PRESET|FILE [--model PRESET|FILE] [layout and batch options]."})
 final class AdviseCommand implements Callable<Integer> {
     enum Format { json, md, html }
 
@@ -27,8 +28,11 @@ final class AdviseCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "RUN", description = "the run file")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "RUN", description = "the run file")
     Path run;
+
+    @Mixin
+    LogRunOptions fromLog;
 
     @Option(names = "--format", defaultValue = "json", description = "json, md or html (default: ${DEFAULT-VALUE})")
     Format format;
@@ -42,7 +46,12 @@ final class AdviseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        RunSpec s = new SpecReader().read(run);
+        RunSpec s;
+        if (run != null && fromLog.log != null)
+            throw new dev.trainadvisor.spec.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
+        if (run != null) s = new SpecReader().read(run);
+        else if (fromLog.log != null) s = new SpecReader().read(fromLog.tree(), fromLog.log.toString());
+        else throw new dev.trainadvisor.spec.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
         String text = switch (format) {

@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import java.io.PrintWriter;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 @Command(name = "batch", mixinStandardHelpOptions = true,
         description = "Advice for every run file in a folder, in file-name order. A bad file is reported and the rest go on; the exit code is then 2.")
@@ -33,7 +36,7 @@ final class BatchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml)")
+    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml) and logs (*.log, *.txt)")
     Path dir;
 
     @Option(names = "--format", defaultValue = "json",
@@ -43,31 +46,46 @@ final class BatchCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Option(names = "--no-progress", description = "no progress bar (it is shown only on a terminal anyway)")
+    boolean noProgress;
+
+    /** A folder's description of its logs: log file name -> run-file fields; "defaults" apply to every log. */
+    static final String RUNS_FILE = "runs.yaml";
+
+    /** One thing to advise: a run file, or a log with the run-file fields that describe it. */
+    record Item(String name, Path file, ObjectNode tree) {}
+
     @Override
     public Integer call() {
-        if (!Files.isDirectory(dir)) throw new SpecException(dir.toString(), null, "a folder of run files");
+        if (!Files.isDirectory(dir)) throw new SpecException(dir.toString(), null, "a folder of run files and logs");
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(BatchCommand::isRunFile).sorted().toList();
+            files = s.filter(Files::isRegularFile).sorted().toList();
         } catch (IOException e) {
             throw new SpecException(dir.toString(), null, "a readable folder: " + e.getMessage());
         }
-        RuleEngine engine = common.engine();
-        TrainAdvisor advisor = new TrainAdvisor(engine);
+        PrintWriter err = spec.commandLine().getErr();
+        List<Item> items = new ArrayList<>();
+        int bad = collect(files, items, err);
+
+        TrainAdvisor advisor = new TrainAdvisor(common.engine());
         SpecReader reader = new SpecReader();
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        int bad = 0;
-        for (Path f : files) {
+        Progress progress = new Progress(err, items.size(), !noProgress && System.console() != null);
+        for (Item item : items) {
+            progress.next(item.name());
             try {
-                RunSpec s = reader.read(f);
+                RunSpec s = reader.read(item.tree(), item.file().toString());
                 out.add(advisor.adviseRun(s.cluster(), s.run()));
-                names.add(f.getFileName().toString());
+                names.add(item.name());
             } catch (SpecException e) {
                 bad++;
-                spec.commandLine().getErr().println("error: " + e.getMessage());
+                progress.clear();
+                err.println("error: " + e.getMessage());
             }
         }
+        progress.clear();
         String text = switch (format) {
             case json -> Json.of(out);
             case csv -> BatchTable.of(out, names).csv();
@@ -75,12 +93,120 @@ final class BatchCommand implements Callable<Integer> {
             case html -> Html.of(BatchTable.of(out, names));
         };
         common.write(text, spec.commandLine().getOut());
-        if (bad > 0) spec.commandLine().getErr().println(bad + " of " + files.size() + " files could not be read; the others were advised");
+        if (bad > 0) err.println(bad + " file(s) could not be advised; the other " + out.size() + " were");
+        err.flush();
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
+    }
+
+    /**
+     * Run files, and logs joined to a run file of the same stem or described in runs.yaml; returns the number of
+     * files that could not be read (each reported).
+     */
+    static int collect(List<Path> files, List<Item> items, PrintWriter err) {
+        int bad = 0;
+        ObjectNode runs = null;
+        java.util.Set<Path> logsTaken = new java.util.HashSet<>();
+        java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
+        for (Path f : files) {
+            if (isLog(f)) logsByStem.put(stem(f), f);
+            if (f.getFileName().toString().equals(RUNS_FILE)) {
+                try {
+                    JsonNode n = SpecReader.parse(f);
+                    if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
+                    runs = (ObjectNode) n;
+                } catch (SpecException e) {
+                    bad++;
+                    err.println("error: " + e.getMessage());
+                }
+            }
+        }
+        for (Path f : files) {
+            if (!isRunFile(f) || f.getFileName().toString().equals(RUNS_FILE)) continue;
+            try {
+                JsonNode n = SpecReader.parse(f);
+                if (!n.isObject()) throw new SpecException(f.toString(), null, "a run file (an object with cluster, model, training)");
+                ObjectNode tree = (ObjectNode) n;
+                Path log = logsByStem.get(stem(f));
+                if (log != null && !tree.has("log")) {
+                    tree.put("log", log.toAbsolutePath().toString());
+                    logsTaken.add(log);
+                }
+                items.add(new Item(f.getFileName().toString(), f, tree));
+            } catch (SpecException e) {
+                bad++;
+                err.println("error: " + e.getMessage());
+            }
+        }
+        for (Path f : files) {
+            if (!isLog(f) || logsTaken.contains(f)) continue;
+            String name = f.getFileName().toString();
+            JsonNode entry = runs == null ? null : runs.get(name);
+            if (entry == null || !entry.isObject()) {
+                bad++;
+                err.println("error: " + f + ": a run file of the same stem (" + stem(f) + ".yaml) or an entry '" + name
+                        + "' in " + RUNS_FILE + " saying which cluster, model and layout produced this log");
+                continue;
+            }
+            ObjectNode tree = runs.has("defaults") && runs.get("defaults").isObject()
+                    ? ((ObjectNode) runs.get("defaults")).deepCopy() : SpecReader.JSON_MAPPER.createObjectNode();
+            deepMerge(tree, entry);
+            if (!tree.has("name")) tree.put("name", stem(f));
+            tree.put("log", f.toAbsolutePath().toString());
+            items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
+        }
+        items.sort(java.util.Comparator.comparing(Item::name));
+        return bad;
+    }
+
+    static void deepMerge(ObjectNode base, JsonNode over) {
+        over.fields().forEachRemaining(e -> {
+            JsonNode b = base.get(e.getKey());
+            if (b instanceof ObjectNode bo && e.getValue().isObject()) deepMerge(bo, e.getValue());
+            else base.set(e.getKey(), e.getValue().deepCopy());
+        });
+    }
+
+    static String stem(Path p) {
+        String n = p.getFileName().toString();
+        int dot = n.lastIndexOf('.');
+        return dot > 0 ? n.substring(0, dot) : n;
+    }
+
+    static boolean isLog(Path p) {
+        String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
+        return n.endsWith(".log") || n.endsWith(".txt");
     }
 
     static boolean isRunFile(Path p) {
         String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-        return Files.isRegularFile(p) && (n.endsWith(".json") || n.endsWith(".yaml") || n.endsWith(".yml"));
+        return n.endsWith(".json") || n.endsWith(".yaml") || n.endsWith(".yml");
+    }
+
+    /** A one-line progress bar on standard error, drawn only on a terminal. */
+    static final class Progress {
+        private final PrintWriter err;
+        private final int total;
+        private final boolean on;
+        private int done;
+
+        Progress(PrintWriter err, int total, boolean on) {
+            this.err = err;
+            this.total = total;
+            this.on = on && total > 0;
+        }
+
+        void next(String name) {
+            if (!on) return;
+            int width = 30, filled = total == 0 ? width : done * width / total;
+            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " " + name + "\u001B[K");
+            err.flush();
+            done++;
+        }
+
+        void clear() {
+            if (!on) return;
+            err.print("\r\u001B[K");
+            err.flush();
+        }
     }
 }

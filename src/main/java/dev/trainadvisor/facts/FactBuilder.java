@@ -24,15 +24,17 @@ public final class FactBuilder {
     private FactBuilder() {}
 
     public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed) {
-        return facts(c, run, p, observed, false);
+        return facts(c, run, p, p, observed, false);
     }
 
     /**
-     * @param p      the prediction the rules reason on: with parameters fitted to the run when it measured its
-     *               timings, else from the catalogue
-     * @param fitted whether {@code c} and {@code p} carry fitted values
+     * @param p        the prediction the rules reason on: with parameters fitted to the run when it measured its
+     *                 timings, else from the catalogue
+     * @param expected the catalogue prediction: what the run should do, against which the gap is measured
+     * @param fitted   whether {@code c} and {@code p} carry fitted values
      */
-    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed, boolean fitted) {
+    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, StepPrediction expected,
+                                     ObservationFact observed, boolean fitted) {
         List<Object> facts = new ArrayList<>();
         facts.add(runFact(c, run, fitted));
         facts.add(new PredictionFact(p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
@@ -45,7 +47,7 @@ public final class FactBuilder {
                 m.activationsGb(), m.logitsGb(), m.buffersGb()));
         if (observed != null) {
             facts.add(observed);
-            if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, p));
+            if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, expected));
         }
         return facts;
     }

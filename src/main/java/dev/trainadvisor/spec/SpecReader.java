@@ -24,6 +24,9 @@ import java.util.Set;
  * {@link RunSpec}. Every error names the file, the dotted field and what was expected.
  */
 public final class SpecReader {
+    /** For building run-file trees elsewhere (the batch command's runs.yaml). */
+    public static final ObjectMapper JSON_MAPPER = new ObjectMapper();
+
     static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
@@ -105,9 +108,12 @@ public final class SpecReader {
     public RunSpec read(JsonNode tree, String file) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
-        if (top.has("log"))
-            throw top.error("log", "metrics given inline under 'metrics:'; reading them from a training log"
-                    + " is not available in this version");
+        if (top.has("log")) {
+            // the log's metrics and configuration join the run file, then everything is validated as one
+            String logName = top.requireString("log");
+            tree = LogMerge.merge(tree, LogMerge.read(file, logName), file);
+            top = new Fields(file, "", tree);
+        }
         String name = top.string("name", null);
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");

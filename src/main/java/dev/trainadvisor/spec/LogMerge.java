@@ -1,0 +1,122 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.ingest.LogFormats;
+import dev.trainadvisor.ingest.ParsedLog;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Joins what a training log says to a run file: the log's steady-state metrics fill {@code metrics},
+ * the configuration it prints (Megatron's argument dump, InternEvo's micro_num, ...) fills the fields the
+ * run file leaves out. Where both give a value and they differ, that is an error naming both: nothing
+ * the user wrote is silently replaced.
+ */
+final class LogMerge {
+    /** Metric names a run file accepts (SpecReader's metrics block). */
+    static final Set<String> METRICS = Set.of("tflops_per_gpu", "tokens_per_gpu_per_s", "step_time_s", "fwd_bwd_time_s",
+            "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps", "loss_scale");
+
+    private LogMerge() {}
+
+    /** Reads and parses the log a run file names; relative paths are relative to the run file. */
+    static ParsedLog read(String runFile, String logName) {
+        Path base = runFile == null ? null : Path.of(runFile).toAbsolutePath().getParent();
+        Path log = base == null || Path.of(logName).isAbsolute() ? Path.of(logName) : base.resolve(logName);
+        String text;
+        try {
+            text = Files.readString(log);
+        } catch (NoSuchFileException e) {
+            throw new SpecException(runFile, "log", "an existing training log; " + log + " does not exist");
+        } catch (CharacterCodingException e) {
+            throw new SpecException(log.toString(), null, "UTF-8 text; the log is not valid UTF-8");
+        } catch (IOException e) {
+            throw new SpecException(runFile, "log", "a readable training log: " + e.getMessage());
+        }
+        if (text.startsWith("\uFEFF")) text = text.substring(1);
+        return LogFormats.detectAndParse(text, log.toString());
+    }
+
+    /** The run tree with the log's metrics and configuration added; {@code tree} is not modified. */
+    static ObjectNode merge(JsonNode tree, ParsedLog log, String file) {
+        ObjectNode out = (ObjectNode) tree.deepCopy();
+        out.remove("log");
+        JsonNode model = out.get("model");
+        JsonNode preset = model != null && model.isTextual()
+                ? Presets.find(Presets.models(), model.asText(), "model", file, "model") : null;
+        for (Map.Entry<String, Object> e : log.config().entrySet()) {
+            String key = e.getKey();
+            JsonNode value = SpecReader.JSON.valueToTree(e.getValue());
+            if (key.startsWith("model.") && preset != null) {
+                // the run file names a preset: check the log against it rather than replace it
+                JsonNode have = at(preset, key.substring("model.".length()));
+                if (have != null && !have.isNull() && !same(have, value))
+                    throw new SpecException(file, key, "the same value in the run file and the log: model preset '"
+                            + model.asText() + "' has " + have + ", the " + log.format() + " log says " + value);
+                continue;
+            }
+            JsonNode have = at(out, key);
+            if (have != null && !have.isNull()) {
+                if (!same(have, value))
+                    throw new SpecException(file, key, "the same value in the run file and the log: the run file says "
+                            + have + ", the " + log.format() + " log says " + value);
+                continue;
+            }
+            put(out, key, value);
+        }
+        ObjectNode metrics = out.has("metrics") && out.get("metrics").isObject() ? (ObjectNode) out.get("metrics")
+                : out.putObject("metrics");
+        for (Map.Entry<String, Double> e : log.metrics().entrySet()) {
+            if (!METRICS.contains(e.getKey()) || e.getValue() == null || e.getValue().isNaN()) continue;
+            JsonNode have = metrics.get(e.getKey());
+            if (have != null && !have.isNull()) {
+                if (Math.abs(have.asDouble() - e.getValue()) > 1e-9 * Math.max(1, Math.abs(e.getValue())))
+                    throw new SpecException(file, "metrics." + e.getKey(), "the same value in the run file and the log: "
+                            + "the run file says " + have + ", the " + log.format() + " log's steady-state median is " + e.getValue());
+                continue;
+            }
+            metrics.put(e.getKey(), e.getValue());
+        }
+        if (metrics.has("tflops_per_gpu") && !metrics.has("tflops_convention")) {
+            if (log.tflopsConvention() != null) metrics.put("tflops_convention", log.tflopsConvention());
+            else metrics.remove("tflops_per_gpu");   // a TFLOPS figure whose count is unknown cannot be compared
+        }
+        return out;
+    }
+
+    static JsonNode at(JsonNode root, String dotted) {
+        JsonNode n = root;
+        for (String part : dotted.split("\\.")) {
+            if (n == null || !n.isObject()) return null;
+            n = n.get(part);
+        }
+        return n;
+    }
+
+    static void put(ObjectNode root, String dotted, JsonNode value) {
+        String[] parts = dotted.split("\\.");
+        ObjectNode n = root;
+        for (int i = 0; i < parts.length - 1; i++) {
+            JsonNode next = n.get(parts[i]);
+            if (next == null || !next.isObject()) next = n.putObject(parts[i]);
+            n = (ObjectNode) next;
+        }
+        n.set(parts[parts.length - 1], value);
+    }
+
+    static boolean same(JsonNode a, JsonNode b) {
+        if (a.isNumber() && b.isNumber()) return Math.abs(a.asDouble() - b.asDouble()) <= 1e-9 * Math.max(1, Math.abs(a.asDouble()));
+        if (a.isTextual() && b.isTextual()) return Names.normalize(a.asText()).equals(Names.normalize(b.asText()));
+        return a.equals(b);
+    }
+
+    static JsonNodeFactory f() { return JsonNodeFactory.instance; }
+}
