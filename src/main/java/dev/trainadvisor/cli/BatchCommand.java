@@ -24,6 +24,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.io.PrintWriter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -73,16 +77,39 @@ final class BatchCommand implements Callable<Integer> {
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();
         Progress progress = new Progress(err, items.size(), !noProgress && System.console() != null);
+        // runs are independent: advise them on every core, then report in file-name order
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
+        List<Future<Object>> results = new ArrayList<>();
         for (Item item : items) {
-            progress.next(item.name());
+            results.add(pool.submit(() -> {
+                try {
+                    RunSpec s = reader.read(item.tree(), item.file().toString());
+                    return advisor.adviseRun(s.cluster(), s.run());
+                } catch (SpecException e) {
+                    return e;
+                } finally {
+                    progress.next(item.name());
+                }
+            }));
+        }
+        pool.shutdown();
+        for (int i = 0; i < items.size(); i++) {
+            Object r;
             try {
-                RunSpec s = reader.read(item.tree(), item.file().toString());
-                out.add(advisor.adviseRun(s.cluster(), s.run()));
-                names.add(item.name());
-            } catch (SpecException e) {
+                r = results.get(i).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+            }
+            if (r instanceof Advice a) {
+                out.add(a);
+                names.add(items.get(i).name());
+            } else {
                 bad++;
                 progress.clear();
-                err.println("error: " + e.getMessage());
+                err.println("error: " + ((SpecException) r).getMessage());
             }
         }
         progress.clear();
@@ -195,7 +222,7 @@ final class BatchCommand implements Callable<Integer> {
             this.on = on && total > 0;
         }
 
-        void next(String name) {
+        synchronized void next(String name) {
             if (!on) return;
             int width = 30, filled = total == 0 ? width : done * width / total;
             err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " " + name + "\u001B[K");
@@ -203,7 +230,7 @@ final class BatchCommand implements Callable<Integer> {
             done++;
         }
 
-        void clear() {
+        synchronized void clear() {
             if (!on) return;
             err.print("\r\u001B[K");
             err.flush();

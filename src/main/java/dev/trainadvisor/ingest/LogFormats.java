@@ -35,6 +35,19 @@ public final class LogFormats {
         return null;
     }
 
+    /** Detection looks at the head and the tail of a log, not all of it: formats show in their first and last lines. */
+    static final int SAMPLE_HEAD = 1 << 20, SAMPLE_TAIL = 1 << 18;
+
+    /** The first MiB and the last 256 KiB of {@code text}, cut at line ends (all of it when shorter). */
+    static String sample(String text) {
+        if (text.length() <= SAMPLE_HEAD + SAMPLE_TAIL) return text;
+        int headEnd = text.lastIndexOf('\n', SAMPLE_HEAD);
+        if (headEnd < 0) headEnd = SAMPLE_HEAD;
+        int tailStart = text.indexOf('\n', text.length() - SAMPLE_TAIL);
+        if (tailStart < 0) tailStart = text.length() - SAMPLE_TAIL;
+        return text.substring(0, headEnd) + "\n" + text.substring(tailStart + 1);
+    }
+
     /**
      * Reads {@code text} with the parser most confident it is its format (ties: the earlier in {@link #all()}).
      *
@@ -42,12 +55,13 @@ public final class LogFormats {
      */
     public static ParsedLog detectAndParse(String text, String fileName) {
         String t = text == null ? "" : text;
+        String sample = sample(t);
         LogParser best = null;
         double bestConfidence = -1;
         for (LogParser p : all()) {
             double c;
             try {
-                c = p.confidence(t);
+                c = p.confidence(sample);
             } catch (RuntimeException e) {
                 c = 0;
             }

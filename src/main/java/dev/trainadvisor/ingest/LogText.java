@@ -11,8 +11,9 @@ public final class LogText {
     private LogText() {}
 
     public static String clean(String line) {
-        String s = ANSI.matcher(line).replaceAll("");
-        s = PREFIX.matcher(s).replaceFirst("");
+        // fast paths: most lines have no escape and start with neither '[' nor a digit
+        String s = line.indexOf('\u001B') < 0 ? line : ANSI.matcher(line).replaceAll("");
+        if (!s.isEmpty() && (s.charAt(0) == '[' || Character.isDigit(s.charAt(0)))) s = PREFIX.matcher(s).replaceFirst("");
         return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
     }
 }

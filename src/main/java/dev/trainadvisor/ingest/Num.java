@@ -22,6 +22,20 @@ final class Num {
         return parse(s, false);
     }
 
+    /** Digits with at most a sign, a point and an exponent, and at least one digit first or after the sign. */
+    private static boolean plain(String s) {
+        int n = s.length();
+        if (n == 0 || n > 32) return false;
+        boolean digit = false;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= '0' && c <= '9') digit = true;
+            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return false;
+        }
+        char first = s.charAt(0);
+        return digit && (first == '-' || first == '+' || first == '.' || (first >= '0' && first <= '9'));
+    }
+
     /** Like {@link #parse(String)} and also nanotron's human format: {@code 14.2K}, {@code 547M}, {@code 85.8G}, {@code 1.2B}. */
     static double human(String s) {
         return parse(s, true);
@@ -29,6 +43,14 @@ final class Num {
 
     private static double parse(String s, boolean suffixes) {
         if (s == null) return Double.NaN;
+        if (plain(s)) {
+            // the common case, a bare decimal number: no copies
+            try {
+                return Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                return Double.NaN;
+            }
+        }
         String t = s.strip();
         if (t.length() >= 2 && (t.charAt(0) == '\'' || t.charAt(0) == '"') && t.charAt(t.length() - 1) == t.charAt(0))
             t = t.substring(1, t.length() - 1).strip();
