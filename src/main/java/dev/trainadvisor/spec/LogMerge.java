@@ -49,6 +49,9 @@ final class LogMerge {
     static ObjectNode merge(JsonNode tree, ParsedLog log, String file) {
         ObjectNode out = (ObjectNode) tree.deepCopy();
         out.remove("log");
+        // "cluster: dgx-h100" becomes {preset: dgx-h100} so that the log's cluster fields can join it
+        if (out.get("cluster") != null && out.get("cluster").isTextual())
+            out.putObject("cluster").put("preset", tree.get("cluster").asText());
         JsonNode model = out.get("model");
         JsonNode preset = model != null && model.isTextual()
                 ? Presets.find(Presets.models(), model.asText(), "model", file, "model") : null;
@@ -89,6 +92,28 @@ final class LogMerge {
             if (log.tflopsConvention() != null) metrics.put("tflops_convention", log.tflopsConvention());
             else metrics.remove("tflops_per_gpu");   // a TFLOPS figure whose count is unknown cannot be compared
         }
+        return out;
+    }
+
+    /** Moves a top-level key to a dotted place in the cluster; an existing value there is a conflict. */
+    static ObjectNode moveInto(JsonNode tree, String key, String dotted, String file) {
+        ObjectNode out = (ObjectNode) tree.deepCopy();
+        JsonNode value = out.remove(key);
+        JsonNode cluster = out.get("cluster");
+        if (cluster == null || !cluster.isObject()) {
+            if (cluster != null && cluster.isTextual()) {
+                out.putObject("cluster").put("preset", cluster.asText());
+            } else {
+                throw new SpecException(file, "cluster", "a cluster (a preset name or its fields) is required");
+            }
+        }
+        JsonNode have = at(out, dotted);
+        if (have != null && !have.isNull())
+            throw new SpecException(file, key, "one nccl-tests output: " + dotted + " names one too");
+        JsonNode busbw = at(out, dotted.substring(0, dotted.lastIndexOf('.')) + ".busbw_gbps");
+        if (busbw != null && !busbw.isNull())
+            throw new SpecException(file, key, "either a measured busbw_gbps or an nccl-tests output, not both");
+        put(out, dotted, value);
         return out;
     }
 

@@ -33,7 +33,8 @@ public final class SpecReader {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log");
+    private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log",
+            "nccl_tests", "topology");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
             "gpus_per_node", "intra_node", "inter_node");
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests");
@@ -114,6 +115,21 @@ public final class SpecReader {
             tree = LogMerge.merge(tree, LogMerge.read(file, logName), file);
             top = new Fields(file, "", tree);
         }
+        if (top.has("nccl_tests")) {
+            // a top-level nccl-tests output measures the link inside the node
+            tree = LogMerge.moveInto(tree, "nccl_tests", "cluster.intra_node.nccl_tests", file);
+            top = new Fields(file, "", tree);
+        }
+        dev.trainadvisor.ingest.ParsedLog topology = null;
+        if (top.has("topology")) {
+            topology = LogMerge.read(file, top.requireString("topology"));
+            if (!topology.format().equals("nvidia-smi-topo"))
+                throw top.error("topology", "the output of nvidia-smi topo -m; the file reads as a " + topology.format() + " log");
+            tree = LogMerge.merge(tree, topology, file);
+            ((ObjectNode) tree).remove("topology");
+            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
+            top = new Fields(file, "", tree);
+        }
         String name = top.string("name", null);
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
@@ -129,8 +145,20 @@ public final class SpecReader {
         if (training.precision() == Precision.BF16 && cluster.gpu().peakTflops().get(Precision.BF16) == null)
             throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
                     + " has no bf16 tensor cores (use fp16)");
+        if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
+    }
+
+    /** The link the run file names must be of the kind nvidia-smi shows between the node's GPUs. */
+    private static void checkTopology(dev.trainadvisor.ingest.ParsedLog topology, Cluster cluster, String file) {
+        Object kind = topology.extra().get("intra_node");
+        if (kind == null || "mixed".equals(kind)) return;
+        boolean nvlink = "NVLink".equals(kind);
+        if (nvlink != cluster.intraNode().isNvlink())
+            throw new SpecException(file, "cluster.intra_node.link", "a link of the kind the topology shows: nvidia-smi topo -m shows "
+                    + (nvlink ? "NVLink (NV" + topology.extra().getOrDefault("nvlink_links", "#") + ")" : "PCIe only")
+                    + " between the GPUs, but the run file says " + cluster.intraNode().key());
     }
 
     private static String stem(String file) {
