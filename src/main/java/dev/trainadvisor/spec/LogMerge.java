@@ -45,6 +45,24 @@ final class LogMerge {
         return LogFormats.detectAndParse(text, log.toString());
     }
 
+    /** Reads an InternEvo config file (configs/*.py, evaluated as data, never executed) as a log with only configuration. */
+    static ParsedLog readConfig(String runFile, String configName) {
+        Path base = runFile == null ? null : Path.of(runFile).toAbsolutePath().getParent();
+        Path config = base == null || Path.of(configName).isAbsolute() ? Path.of(configName) : base.resolve(configName);
+        String text;
+        try {
+            text = Files.readString(config);
+        } catch (NoSuchFileException e) {
+            throw new SpecException(runFile, "config", "an existing InternEvo config file; " + config + " does not exist");
+        } catch (IOException e) {
+            throw new SpecException(runFile, "config", "a readable UTF-8 InternEvo config file: " + e.getMessage());
+        }
+        dev.trainadvisor.ingest.InternEvoConfig.Result r = dev.trainadvisor.ingest.InternEvoConfig.readWithWarnings(text);
+        if (r.config().isEmpty())
+            throw new SpecException(config.toString(), null, "an InternEvo config (model = dict(...), data = dict(...), parallel = ...); nothing usable was found");
+        return new ParsedLog("internevo-config", 0, 0, Map.of(), null, r.config(), Map.of(), r.warnings());
+    }
+
     /** The run tree with the log's metrics and configuration added; {@code tree} is not modified. */
     static ObjectNode merge(JsonNode tree, ParsedLog log, String file) {
         ObjectNode out = (ObjectNode) tree.deepCopy();

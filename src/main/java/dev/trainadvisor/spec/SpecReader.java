@@ -34,7 +34,7 @@ public final class SpecReader {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log",
-            "nccl_tests", "topology");
+            "nccl_tests", "topology", "config");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
             "gpus_per_node", "intra_node", "inter_node");
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests");
@@ -113,6 +113,13 @@ public final class SpecReader {
             // the log's metrics and configuration join the run file, then everything is validated as one
             String logName = top.requireString("log");
             tree = LogMerge.merge(tree, LogMerge.read(file, logName), file);
+            top = new Fields(file, "", tree);
+        }
+        if (top.has("config")) {
+            // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
+            tree = LogMerge.merge(tree, LogMerge.readConfig(file, top.requireString("config")), file);
+            ((ObjectNode) tree).remove("config");
+            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
             top = new Fields(file, "", tree);
         }
         if (top.has("nccl_tests")) {
