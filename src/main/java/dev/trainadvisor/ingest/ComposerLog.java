@@ -26,7 +26,7 @@ public final class ComposerLog implements LogParser {
             Lines.scan(text, line -> {
                 if (header(line) != null) c[0]++;
                 else if (line.strip().startsWith("Train ") && line.indexOf(": ") > 0 && line.contains("/")) c[1]++;
-                return c[0] < 3 || c[1] < 3;
+                return c[0] == 0 || c[1] == 0;          // a header and a metric line decide
             });
             if (c[0] > 0 && c[1] > 0) return 0.9;
             if (c[0] > 0) return 0.5;

@@ -229,11 +229,13 @@ public final class DeepSpeedLog implements LogParser {
     private static final String MICRO_FB = "\u0000micro_fwd_bwd", MICRO_OPT = "\u0000micro_opt";
 
     private static void settleBreakdown(StepSeries ds) {
-        ds.forEach((step, m) -> {
-            Double fb = m.remove(MICRO_FB), opt = m.remove(MICRO_OPT);
-            if (fb != null) m.putIfAbsent("fwd_bwd_time_s", fb);
-            if (opt != null) m.putIfAbsent("optimizer_time_s", opt);
-        });
+        long[] steps = ds.steps();
+        double[] fb = ds.remove(MICRO_FB), opt = ds.remove(MICRO_OPT);
+        for (int i = 0; i < steps.length; i++) {
+            // put keeps a value already there: the plain line's wins
+            if (!Double.isNaN(fb[i])) ds.put(steps[i], "fwd_bwd_time_s", fb[i]);
+            if (!Double.isNaN(opt[i])) ds.put(steps[i], "optimizer_time_s", opt[i]);
+        }
     }
 
     /** One {@code label      value} line of the profiler summary (split on the last run of 2+ spaces). */

@@ -32,7 +32,7 @@ public final class HfTrainerLog implements LogParser {
                 if (d != null && (d.containsKey("loss") || d.containsKey("train_runtime") || d.containsKey("eval_loss")))
                     c[0]++;
                 else if (line.contains("***** train metrics *****")) c[1]++;
-                return c[0] < 3;
+                return c[0] == 0;                       // one Trainer dict decides
             });
             if (c[0] > 0) return 0.9;
             return c[1] > 0 ? 0.85 : 0;

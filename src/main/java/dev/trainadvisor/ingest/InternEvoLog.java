@@ -1,8 +1,5 @@
 package dev.trainadvisor.ingest;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * InternLM / InternEvo logs (log-formats.md section 1): the {@code record_current_batch_training_metrics} line in all
  * three layouts (2023-07 comma-separated, with or without {@code tflops=}; 2023-09 onwards space-separated) and all
@@ -41,7 +38,7 @@ public final class InternEvoLog implements LogParser {
                 } else if (line.contains(SKIP)) {
                     c[2]++;
                 }
-                return c[0] < 3;
+                return c[0] == 0;                       // one metrics line decides
             });
             if (c[0] > 0) return 0.95;
             if (c[1] > 0) return 0.8;
@@ -71,17 +68,20 @@ public final class InternEvoLog implements LogParser {
         return tf >= 0 && tf < st ? tf : st;
     }
 
-    /** key=value pairs from {@code start}; the first value of a key wins. One pass. */
     /** The keys {@link #read} uses; others are skipped without copying them (a parse runs at 100+ MB/s). */
-    static final java.util.Set<String> WANTED = java.util.Set.of("fwd_bwd_time", "inf_nan_skip_batches", "loss_scale",
-            "micro_num", "num_consumed_tokens", "real_tgs", "step", "tflops", "tgs (tokens per gpu per second)",
-            "tgs (tokens/gpu/second)");
+    static final String[] KEYS = {"step", "tflops", "tgs (tokens/gpu/second)", "tgs (tokens per gpu per second)",
+            "real_tgs", "fwd_bwd_time", "loss_scale", "micro_num", "num_consumed_tokens", "inf_nan_skip_batches"};
+    static final int STEP = 0, TFLOPS = 1, TGS = 2, TGS_WORDS = 3, REAL_TGS = 4, FWD_BWD = 5, LOSS_SCALE = 6, MICRO_NUM = 7,
+            CONSUMED = 8, SKIPPED = 9;
 
-    static Map<String, String> pairs(String s, int start) { return pairs(s, start, null); }
-
-    /** key=value pairs from {@code start}; with {@code wanted}, only those keys are kept. */
-    static Map<String, String> pairs(String s, int start, java.util.Set<String> wanted) {
-        Map<String, String> out = new java.util.HashMap<>();
+    /**
+     * The key=value pairs from {@code start} in one pass, for {@link #KEYS}: {@code at[2k], at[2k+1]} are the bounds of
+     * the value of key k in {@code s} (the first of a key wins), -1 when absent. No map and no copies: the line is
+     * the only string.
+     */
+    static int[] pairs(String s, int start) {
+        int[] at = new int[2 * KEYS.length];
+        java.util.Arrays.fill(at, -1);
         int n = s.length();
         int i = start;
         while (i < n) {
@@ -92,23 +92,53 @@ public final class InternEvoLog implements LogParser {
             int ks = i, ke = eq;
             while (ks < ke && Character.isWhitespace(s.charAt(ks))) ks++;
             while (ke > ks && Character.isWhitespace(s.charAt(ke - 1))) ke--;
-            boolean keep = wanted == null || wantedKey(s, ks, ke, wanted);
-            String key = keep ? s.substring(ks, ke) : "";
+            int k = key(s, ks, ke);
             if (j < n && (s.charAt(j) == '{' || s.charAt(j) == '[')) {
                 j = closing(s, j);
             } else {
                 while (j < n && s.charAt(j) != ' ' && s.charAt(j) != ',' && s.charAt(j) != '\t') j++;
             }
-            if (keep && !key.isEmpty() && out.size() < 10_000) out.putIfAbsent(key, s.substring(eq + 1, j));
+            if (k >= 0 && at[2 * k] < 0) {
+                at[2 * k] = eq + 1;
+                at[2 * k + 1] = j;
+            }
             i = Math.max(j, eq + 1);
+        }
+        return at;
+    }
+
+    /** {@link #KEYS} by length: a line has twenty keys, and most have no wanted key of their length. */
+    private static final int[][] KEYS_BY_LENGTH = byLength(KEYS);
+
+    private static int[][] byLength(String[] keys) {
+        int max = 0;
+        for (String k : keys) max = Math.max(max, k.length());
+        int[][] out = new int[max + 1][0];
+        for (int k = 0; k < keys.length; k++) {
+            int[] old = out[keys[k].length()];
+            out[keys[k].length()] = java.util.Arrays.copyOf(old, old.length + 1);
+            out[keys[k].length()][old.length] = k;
         }
         return out;
     }
 
-    private static boolean wantedKey(String s, int from, int to, java.util.Set<String> wanted) {
+    /** Which of {@link #KEYS} is {@code s[from, to)}, or -1. */
+    private static int key(String s, int from, int to) {
         int len = to - from;
-        for (String w : wanted) if (w.length() == len && s.regionMatches(from, w, 0, len)) return true;
-        return false;
+        if (len >= KEYS_BY_LENGTH.length) return -1;
+        for (int k : KEYS_BY_LENGTH[len]) if (matches(s, from, KEYS[k])) return k;
+        return -1;
+    }
+
+    /** {@code s} holds {@code key} at {@code from} (which fits); a loop the JIT inlines, cheaper than regionMatches. */
+    private static boolean matches(String s, int from, String key) {
+        for (int i = 0; i < key.length(); i++) if (s.charAt(from + i) != key.charAt(i)) return false;
+        return true;
+    }
+
+    /** Num.parse of key k's value in {@code at} (see {@link #pairs}), NaN when absent. */
+    private static double value(String s, int[] at, int k) {
+        return at[2 * k] < 0 ? Double.NaN : Num.parse(s, at[2 * k], at[2 * k + 1]);
     }
 
     /** Index just past the bracket that closes the one at {@code open}, or the end of the string. */
@@ -155,48 +185,47 @@ public final class InternEvoLog implements LogParser {
                 }
                 continue;
             }
-            Map<String, String> p = pairs(line, start, WANTED);
-            double stepValue = Num.parse(p.get("step"));
+            int[] p = pairs(line, start);
+            double stepValue = value(line, p, STEP);
             if (!(stepValue >= 0) || stepValue != Math.rint(stepValue) || stepValue > 1e15) continue;
             long step = (long) stepValue;
             lines++;
             s.touch(step);
             last = Math.max(last, step);
-            double tflops = Num.parse(p.get("tflops"));
+            double tflops = value(line, p, TFLOPS);
             if (tflops > 0) s.put(step, "tflops_per_gpu", tflops);
-            String tgs = p.getOrDefault("tgs (tokens/gpu/second)", p.get("tgs (tokens per gpu per second)"));
-            double t = Num.parse(tgs);
+            double t = value(line, p, p[2 * TGS] >= 0 ? TGS : TGS_WORDS);
             if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
-            double real = Num.parse(p.get("real_tgs"));
+            double real = value(line, p, REAL_TGS);
             if (real > 0) s.put(step, "real_tokens_per_gpu_per_s", real);
-            double fb = Num.parse(p.get("fwd_bwd_time"));
+            double fb = value(line, p, FWD_BWD);
             if (fb > 0) s.put(step, "fwd_bwd_time_s", fb);
-            double ls = Num.parse(p.get("loss_scale"));
+            double ls = value(line, p, LOSS_SCALE);
             if (ls > 0) s.put(step, "loss_scale", ls);
-            double micro = Num.parse(p.get("micro_num"));
+            double micro = value(line, p, MICRO_NUM);
             if (micro > 0) s.put(step, "micro_num", micro);
-            double consumed = Num.parse(p.get("num_consumed_tokens"));
+            double consumed = value(line, p, CONSUMED);
             if (consumed > 0) s.put(step, "consumed_tokens", consumed);
-            double cum = Num.parse(p.get("inf_nan_skip_batches"));
+            double cum = value(line, p, SKIPPED);
             if (cum >= 0 && (Double.isNaN(maxCumSkipped) || cum > maxCumSkipped)) maxCumSkipped = cum;
         }
-        // tokens per step from consecutive num_consumed_tokens
-        long[] prev = {-1};
-        double[] prevTokens = {Double.NaN};
-        java.util.List<Double> perStep = new java.util.ArrayList<>();
-        java.util.List<Double> micros = new java.util.ArrayList<>();
-        s.forEach((step, m) -> {
-            Double c = m.remove("consumed_tokens");
-            Double mn = m.remove("micro_num");
-            if (mn != null) micros.add(mn);
-            if (c == null) return;
-            if (prev[0] >= 0 && step > prev[0] && c > prevTokens[0]) perStep.add((c - prevTokens[0]) / (step - prev[0]));
-            prev[0] = step;
-            prevTokens[0] = c;
-        });
-        double tokensPerStep = Num.median(perStep);
+        // tokens per step from consecutive num_consumed_tokens; micro_num and the token counts are not metrics
+        long[] steps = s.steps();
+        double[] consumed = s.remove("consumed_tokens"), micros = s.remove("micro_num");
+        double[] perStep = new double[steps.length];
+        int n = 0;
+        long prev = -1;
+        double prevTokens = Double.NaN;
+        for (int i = 0; i < steps.length; i++) {
+            double c = consumed[i];
+            if (Double.isNaN(c)) continue;
+            if (prev >= 0 && steps[i] > prev && c > prevTokens) perStep[n++] = (c - prevTokens) / (steps[i] - prev);
+            prev = steps[i];
+            prevTokens = c;
+        }
+        double tokensPerStep = Num.median(perStep, n);
         if (Double.isFinite(tokensPerStep)) r.extra.put("tokens_per_step", tokensPerStep);
-        double micro = Num.median(micros);
+        double micro = Num.median(micros, micros.length);
         if (micro >= 1 && micro == Math.rint(micro) && micro <= Integer.MAX_VALUE) r.config.put("training.micro_batches", (int) micro);
         r.convention = "internevo";
         if (last >= 0) r.totalSteps = last + 1;

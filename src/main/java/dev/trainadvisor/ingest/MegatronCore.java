@@ -22,14 +22,37 @@ final class MegatronCore {
     /** MB of report_memory are 2^20 bytes; run-file GB are 1e9 bytes. */
     static final double MIB_TO_GB = 1048576 / 1e9;
 
-    /** One training_log line. */
-    record Iteration(long iteration, long total, Map<String, String> fields, String date, boolean fractionalTime,
+    /** The training_log keys read (normalized): those of {@link #MDS_KEYS} and those addIteration reads. */
+    static final Segments FIELDS = new Segments("consumed tokens", "samples per second", "tflops",
+            "tokens per gpu per second tgs", "actual seqlen", "curriculum seqlen", "random ltd reserved length",
+            "elapsed time per iteration ms", "throughput per gpu tflop/s/gpu", "tgs tokens/gpu/second", "loss scale",
+            "global batch size", "number of skipped iterations", "number of nan iterations", "lm loss");
+    /** {@link #MDS_KEYS} as indexes of {@link #FIELDS}. */
+    static final int[] MDS_FIELDS = MDS_KEYS.stream().mapToInt(FIELDS::index).toArray();
+    static final int SAMPLES_PER_S = FIELDS.index("samples per second"), TFLOPS = FIELDS.index("tflops"),
+            TGS = FIELDS.index("tokens per gpu per second tgs"), ACTUAL_SEQLEN = FIELDS.index("actual seqlen"),
+            ELAPSED_MS = FIELDS.index("elapsed time per iteration ms"),
+            THROUGHPUT = FIELDS.index("throughput per gpu tflop/s/gpu"), TGS_SLASH = FIELDS.index("tgs tokens/gpu/second"),
+            LOSS_SCALE = FIELDS.index("loss scale"), GLOBAL_BATCH = FIELDS.index("global batch size"),
+            SKIPPED = FIELDS.index("number of skipped iterations"), NAN = FIELDS.index("number of nan iterations"),
+            LM_LOSS = FIELDS.index("lm loss");
+
+    /**
+     * One training_log line: {@code fields} holds the bounds in {@code line} of the values of {@link #FIELDS} (see
+     * {@link Segments}).
+     */
+    record Iteration(long iteration, long total, String line, int[] fields, String date, boolean fractionalTime,
                      boolean keyValue) {
         boolean megatronDeepSpeed() {
             if (keyValue) return true;
-            for (String k : MDS_KEYS) if (fields.containsKey(k)) return true;
+            for (int k : MDS_FIELDS) if (Segments.has(fields, k)) return true;
             return false;
         }
+
+        boolean has(int key) { return Segments.has(fields, key); }
+
+        /** The number the value of a key starts with, NaN when absent. */
+        double first(int key) { return Segments.first(line, fields, key); }
     }
 
     /** Everything read from one log. */
@@ -64,18 +87,21 @@ final class MegatronCore {
                 attachTimers(st, pendingTimers);
                 pendingTimers = null;
             }
-            String s = line.strip();
-            if (s.contains("arguments") && s.startsWith("---")) {
-                inArgs = !s.contains("end of arguments");
+            // iteration lines, nearly all of a log, start with a space: they are read unstripped (no copy)
+            int a = 0;
+            while (Character.isWhitespace(line.charAt(a))) a++;        // a line from Lines is never blank
+            if (line.startsWith("---", a) && line.contains("arguments")) {
+                inArgs = !line.contains("end of arguments");
                 st.argsBlock = true;
                 continue;
             }
-            if (argumentLine(s, inArgs, st.args)) continue;
+            if (mayStartArgument(line.charAt(a)) && argumentLine(line.strip(), inArgs, st.args)) continue;
             Iteration it = iteration(line);
             if (it != null) {
                 addIteration(st, it);
                 continue;
             }
+            String s = line.strip();
             if (s.contains("memory (MB)")) {
                 memoryLine(st, s);
                 continue;
@@ -124,7 +150,24 @@ final class MegatronCore {
             "pipeline_model_parallel_size", "world_size", "data_parallel_size", "ffn_hidden_size", "max_position_embeddings",
             "make_vocab_size_divisible_by", "log_interval", "train_iters", "lr_decay_style", "params_dtype");
 
+    /**
+     * The census of {@code text}. Detection asks MegatronLog, MegatronDeepSpeedLog and DeepSpeedLog in turn about the
+     * same sample, so the last census is kept (per thread: batch detection runs on every core) and reused for the same
+     * string object; the weak reference does not keep a sample alive.
+     */
     static Census census(String text) {
+        LastCensus last = LAST_CENSUS.get();
+        if (last != null && last.text().get() == text) return last.census();
+        Census c = takeCensus(text);
+        LAST_CENSUS.set(new LastCensus(new java.lang.ref.WeakReference<>(text), c));
+        return c;
+    }
+
+    private record LastCensus(java.lang.ref.WeakReference<String> text, Census census) {}
+
+    private static final ThreadLocal<LastCensus> LAST_CENSUS = new ThreadLocal<>();
+
+    private static Census takeCensus(String text) {
         int[] c = new int[6];
         boolean[] profiler = new boolean[1];
         Map<String, String> args = new HashMap<>();
@@ -181,26 +224,27 @@ final class MegatronCore {
             int m = Num.skipDigits(line, k + 1);
             while (m < n && line.charAt(m) == ' ') m++;
             if (m >= n || line.charAt(m) != '|') continue;
-            Map<String, String> fields = segments(line.substring(m + 1));
-            String prefix = line.substring(0, i);
+            int[] fields = FIELDS.bounds();
+            FIELDS.read(line, m + 1, n, fields);
+            // the date of a "[yyyy-mm-dd hh:mm:ss(.ffffff)]" before "iteration"
             String date = null;
             boolean fraction = false;
-            int b = prefix.indexOf('[');
-            while (b >= 0) {
-                if (isDate(prefix, b + 1)) {
-                    date = prefix.substring(b + 1, b + 11);
-                    fraction = b + 20 < prefix.length() && prefix.charAt(b + 20) == '.';
+            int b = line.indexOf('[');
+            while (b >= 0 && b < i) {
+                if (isDate(line, b + 1, i)) {
+                    date = line.substring(b + 1, b + 11);
+                    fraction = b + 20 < i && line.charAt(b + 20) == '.';
                     break;
                 }
-                b = prefix.indexOf('[', b + 1);
+                b = line.indexOf('[', b + 1);
             }
-            return new Iteration(iter, total, fields, date, fraction, eq);
+            return new Iteration(iter, total, line, fields, date, fraction, eq);
         }
     }
 
-    /** {@code yyyy-mm-dd} at {@code at}. */
-    static boolean isDate(String s, int at) {
-        if (at + 10 > s.length()) return false;
+    /** {@code yyyy-mm-dd} at {@code at}, ending by {@code end}. */
+    static boolean isDate(String s, int at, int end) {
+        if (at + 10 > end) return false;
         for (int k = 0; k < 10; k++) {
             char c = s.charAt(at + k);
             boolean ok = (k == 4 || k == 7) ? c == '-' : c >= '0' && c <= '9';
@@ -261,33 +305,36 @@ final class MegatronCore {
             if (st.lastDate == null || it.date().compareTo(st.lastDate) > 0) st.lastDate = it.date();
             if (it.fractionalTime() && !it.keyValue()) st.core012 = 1;   // '.%f' timestamps: 2026-01 and later
         }
-        Map<String, String> f = it.fields();
-        double ms = Num.first(f.get("elapsed time per iteration ms"));
+        double ms = it.first(ELAPSED_MS);
         if (ms > 0) st.series.put(step, "step_time_s", ms / 1000);
-        double tflops = Num.first(f.getOrDefault("throughput per gpu tflop/s/gpu", f.get("tflops")));
+        double tflops = it.has(THROUGHPUT) ? it.first(THROUGHPUT) : it.first(TFLOPS);
         if (tflops > 0) st.series.put(step, "tflops_per_gpu", tflops);
-        String tgs = f.getOrDefault("tokens per gpu per second tgs", f.get("tgs tokens/gpu/second"));
-        double tg = Num.first(tgs);
+        double tg = it.has(TGS) ? it.first(TGS) : it.first(TGS_SLASH);
         if (tg > 0) st.series.put(step, "tokens_per_gpu_per_s", tg);
-        double ls = Num.first(f.get("loss scale"));
+        double ls = it.first(LOSS_SCALE);
         if (ls > 0) st.series.put(step, "loss_scale", ls);
-        double gbs = Num.first(f.get("global batch size"));
+        double gbs = it.first(GLOBAL_BATCH);
         if (gbs > 0) st.series.put(step, "global_batch_size", gbs);
-        double sps = Num.first(f.get("samples per second"));
+        double sps = it.first(SAMPLES_PER_S);
         if (sps > 0) st.series.put(step, "samples_per_s", sps);
-        double seq = Num.first(f.get("actual seqlen"));
+        double seq = it.first(ACTUAL_SEQLEN);
         if (seq > 0) st.series.put(step, "actual_seqlen", seq);
-        double skipped = Num.first(f.get("number of skipped iterations"));
+        double skipped = it.first(SKIPPED);
         if (skipped >= 0) {
             st.skipped += skipped;
             st.skippedSeen = true;
         }
-        double nan = Num.first(f.get("number of nan iterations"));
+        double nan = it.first(NAN);
         if (nan >= 0) st.nanIterations += nan;
-        if (f.containsKey("lm loss")) st.anyLoss = true;
+        if (it.has(LM_LOSS)) st.anyLoss = true;
     }
 
     // ---------------------------------------------------------------- argument dump
+
+    /** Whether an argument line can start with {@code c}: its name is letters, digits and underscores. */
+    static boolean mayStartArgument(char c) {
+        return Character.isLetterOrDigit(c) || c == '_';
+    }
 
     /** {@code  hidden_size ..................................... 4096}; outside the dump block only with 3+ dots. */
     static boolean argumentLine(String s, boolean inBlock, Map<String, String> args) {
@@ -307,12 +354,15 @@ final class MegatronCore {
 
     // ---------------------------------------------------------------- memory and timers
 
+    private static final Segments MEMORY = new Segments("max reserved", "max allocated");
+
     private static void memoryLine(State st, String s) {
         int bar = s.indexOf('|', s.indexOf("memory (MB)"));
         if (bar < 0) return;
-        Map<String, String> f = segments(s.substring(bar + 1));
-        double mb = Num.first(f.get("max reserved"));
-        if (!(mb > 0)) mb = Num.first(f.get("max allocated"));
+        int[] f = MEMORY.bounds();
+        MEMORY.read(s, bar + 1, s.length(), f);
+        double mb = Segments.first(s, f, 0);
+        if (!(mb > 0)) mb = Segments.first(s, f, 1);
         if (mb > 0 && (Double.isNaN(st.peakMemoryGb) || mb * MIB_TO_GB > st.peakMemoryGb)) st.peakMemoryGb = mb * MIB_TO_GB;
     }
 
@@ -499,9 +549,8 @@ final class MegatronCore {
     }
 
     static double medianOf(StepSeries s, String key) {
-        List<Double> v = new ArrayList<>();
-        s.forEach((step, m) -> { Double d = m.get(key); if (d != null) v.add(d); });
-        return Num.median(v);
+        double[] v = s.values(key);
+        return Num.median(v, v.length);
     }
 
     private static void put(Map<String, Object> c, String key, int v) {
@@ -529,11 +578,12 @@ final class MegatronCore {
         Object seq = config.get("training.seq_len");
         Object world = extra.get("world_size");
         if (!(seq instanceof Integer s) || !(world instanceof Integer w) || s <= 0 || w <= 0) return;
-        series.forEach((step, m) -> {
-            Double t = m.get("step_time_s"), g = m.get("global_batch_size");
-            if (t != null && g != null && t > 0 && !m.containsKey("tokens_per_gpu_per_s"))
-                m.put("tokens_per_gpu_per_s", g * s / (t * w));
-        });
+        long[] steps = series.steps();
+        double[] time = series.values("step_time_s"), batch = series.values("global_batch_size");
+        for (int i = 0; i < steps.length; i++) {
+            double t = time[i], g = batch[i];
+            if (!Double.isNaN(t) && !Double.isNaN(g) && t > 0) series.putDerived(steps[i], "tokens_per_gpu_per_s", g * s / (t * w));
+        }
     }
 
     /** Fills a result from the state: per-step values, memory, skipped iterations, configuration. */

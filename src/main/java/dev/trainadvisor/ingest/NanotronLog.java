@@ -33,7 +33,7 @@ public final class NanotronLog implements LogParser {
             int[] c = new int[1];
             Lines.scan(text, line -> {
                 if (iterationAt(line) >= 0) c[0]++;
-                return c[0] < 3;
+                return c[0] == 0;                       // one iteration line decides
             });
             return c[0] > 0 ? 0.95 : 0;
         } catch (RuntimeException e) {

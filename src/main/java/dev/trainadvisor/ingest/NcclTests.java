@@ -55,31 +55,53 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
      * has. Returns a result with no rows when the text holds no table.
      */
     public static NcclTests parse(String text) {
+        return parse(text, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #parse(String)}, stopping after {@code maxRows} rows: detection needs to know whether there are
+     * none, one or several. Lines go one at a time, and the regular expressions run only on lines that can match.
+     */
+    static NcclTests parse(String text, int maxRows) {
         String collective = null;
         int nThread = 0, nGpus = 0, rankLines = 0;
         double avg = Double.NaN;
         Boolean hasRoot = null;
         List<Row> rows = new ArrayList<>();
-        for (String raw : text.split("\n", -1)) {
-            String line = LogText.clean(raw).strip();
+        int n = text.length();
+        for (int start = 0; start <= n && rows.size() < maxRows; ) {
+            int nl = text.indexOf('\n', start);
+            int end = nl < 0 ? n : nl;
+            String line = LogText.clean(text.substring(start, end)).strip();
+            start = end + 1;
             if (line.isEmpty()) continue;
             Matcher m;
-            if ((m = PERF.matcher(line)).find() && collective == null) collective = m.group(1);
+            if (collective == null && line.contains("_perf") && (m = PERF.matcher(line)).find()) collective = m.group(1);
             if (line.startsWith("#")) {
                 if ((m = HEADER.matcher(line)).find()) {
-                    nThread = Integer.parseInt(m.group(1));
-                    nGpus = Integer.parseInt(m.group(2));
+                    nThread = smallInt(m.group(1));
+                    nGpus = smallInt(m.group(2));
                 }
                 if (RANK.matcher(line).find()) rankLines++;
                 if ((m = AVG.matcher(line)).find()) avg = parseNumber(m.group(1));
                 if (line.contains("size") && line.contains("count") && line.contains("busbw")) hasRoot = line.contains("root");
                 continue;
             }
+            if (!startsWithInteger(line)) continue;           // a row starts with its size: skip other lines unsplit
             Row row = row(line.split("\\s+"), hasRoot);
             if (row != null) rows.add(row);
         }
         int ranks = nGpus > 0 ? nGpus * Math.max(1, nThread) : rankLines;
         return new NcclTests(collective, ranks, List.copyOf(rows), avg);
+    }
+
+    /** Whether the first token of {@code line} (up to white space, as {@code split("\\s+")} cuts it) is an {@link #INT}. */
+    static boolean startsWithInteger(String line) {
+        int n = line.length();
+        int i = n > 0 && line.charAt(0) == '-' ? 1 : 0;
+        int digits = i;
+        while (i < n && line.charAt(i) >= '0' && line.charAt(i) <= '9') i++;
+        return i > digits && (i == n || LogText.isSpace(line.charAt(i)));
     }
 
     /** size count type [redop] [root] time algbw busbw wrong [time algbw busbw wrong]; null if not a row. */
@@ -101,6 +123,12 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
         } catch (NumberFormatException e) {
             return null;
         }
+    }
+
+    /** A count from the header; 0 (unknown) when it does not fit a plausible rank count. */
+    static int smallInt(String digits) {
+        if (digits.length() > 7) return 0;
+        return Integer.parseInt(digits);
     }
 
     static double parseNumber(String s) {

@@ -25,7 +25,7 @@ public final class NcclTestsLog implements LogParser {
     @Override
     public double confidence(String text) {
         try {
-            NcclTests t = NcclTests.parse(text);
+            NcclTests t = NcclTests.parse(text, 2);               // none, one or more: the first two rows tell
             boolean marker = text.contains("nThread") || text.contains("Avg bus bandwidth")
                     || (text.contains("busbw") && text.contains("algbw"));
             if (!t.rows().isEmpty()) return marker ? 0.95 : t.rows().size() >= 2 ? 0.8 : 0.4;

@@ -1,6 +1,6 @@
 package dev.trainadvisor.ingest;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -19,77 +19,147 @@ final class Num {
      * {@code inf}. No suffixes; a trailing {@code %} is ignored (the caller knows it is a percentage).
      */
     static double parse(String s) {
-        return parse(s, false);
+        return s == null ? Double.NaN : parse(s, 0, s.length(), false);
     }
 
-    /** Digits with at most a sign, a point and an exponent, and at least one digit first or after the sign. */
-    private static boolean plain(String s) {
-        int n = s.length();
-        if (n == 0 || n > 32) return false;
-        boolean digit = false;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= '0' && c <= '9') digit = true;
-            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return false;
-        }
-        char first = s.charAt(0);
-        return digit && (first == '-' || first == '+' || first == '.' || (first >= '0' && first <= '9'));
+    /** {@link #parse(String)} of {@code s.substring(from, to)}, without the copy. */
+    static double parse(String s, int from, int to) {
+        return parse(s, from, to, false);
     }
 
     /** Like {@link #parse(String)} and also nanotron's human format: {@code 14.2K}, {@code 547M}, {@code 85.8G}, {@code 1.2B}. */
     static double human(String s) {
-        return parse(s, true);
+        return s == null ? Double.NaN : parse(s, 0, s.length(), true);
     }
 
-    private static double parse(String s, boolean suffixes) {
-        if (s == null) return Double.NaN;
-        if (plain(s)) {
-            // the common case, a bare decimal number: no copies
-            try {
-                return Double.parseDouble(s);
-            } catch (NumberFormatException e) {
-                return Double.NaN;
-            }
+    /** Digits with at most a sign, a point and an exponent, and at least one digit first or after the sign. */
+    private static boolean plain(String s, int from, int to) {
+        int n = to - from;
+        if (n <= 0 || n > 32) return false;
+        boolean digit = false;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c >= '0' && c <= '9') digit = true;
+            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return false;
         }
-        String t = s.strip();
-        if (t.length() >= 2 && (t.charAt(0) == '\'' || t.charAt(0) == '"') && t.charAt(t.length() - 1) == t.charAt(0))
-            t = t.substring(1, t.length() - 1).strip();
-        if (t.isEmpty() || t.length() > MAX_TOKEN) return Double.NaN;
-        if (t.endsWith("%")) t = t.substring(0, t.length() - 1);
-        String lower = t.toLowerCase(java.util.Locale.ROOT);
-        switch (lower) {
-            case "nan", "-nan", "+nan": return Double.NaN;
-            case "inf", "+inf", "infinity", "+infinity": return Double.POSITIVE_INFINITY;
-            case "-inf", "-infinity": return Double.NEGATIVE_INFINITY;
-            default: break;
+        char first = s.charAt(from);
+        return digit && (first == '-' || first == '+' || first == '.' || (first >= '0' && first <= '9'));
+    }
+
+    private static double parse(String s, int from, int to, boolean suffixes) {
+        // the common case, a bare decimal number: read in place
+        if (plain(s, from, to)) return decimal(s, from, to);
+        int a = from, b = to;
+        while (a < b && Character.isWhitespace(s.charAt(a))) a++;
+        while (b > a && Character.isWhitespace(s.charAt(b - 1))) b--;
+        if (b - a >= 2 && (s.charAt(a) == '\'' || s.charAt(a) == '"') && s.charAt(b - 1) == s.charAt(a)) {
+            a++;
+            b--;
+            while (a < b && Character.isWhitespace(s.charAt(a))) a++;
+            while (b > a && Character.isWhitespace(s.charAt(b - 1))) b--;
         }
+        if (a == b || b - a > MAX_TOKEN) return Double.NaN;
+        if (s.charAt(b - 1) == '%') b--;
+        if (word(s, a, b, "nan") || word(s, a, b, "-nan") || word(s, a, b, "+nan")) return Double.NaN;
+        if (word(s, a, b, "inf") || word(s, a, b, "+inf") || word(s, a, b, "infinity") || word(s, a, b, "+infinity"))
+            return Double.POSITIVE_INFINITY;
+        if (word(s, a, b, "-inf") || word(s, a, b, "-infinity")) return Double.NEGATIVE_INFINITY;
         double mult = 1;
-        if (suffixes && !t.isEmpty()) {
-            double m = suffix(t.charAt(t.length() - 1));
+        if (suffixes && a < b) {
+            double m = suffix(s.charAt(b - 1));
             if (m > 0) {
                 mult = m;
-                t = t.substring(0, t.length() - 1);
+                b--;
             }
         }
-        StringBuilder b = new StringBuilder(t.length());
+        char[] kept = new char[b - a];
+        int n = 0;
         boolean digit = false;
-        for (int i = 0; i < t.length(); i++) {
-            char c = t.charAt(i);
+        for (int i = a; i < b; i++) {
+            char c = s.charAt(i);
             if (c >= '0' && c <= '9') {
                 digit = true;
-                b.append(c);
+                kept[n++] = c;
             } else if (c == ',' || c == '_') {
                 // thousands separator: only between digits
-                if (i == 0 || i == t.length() - 1 || !isDigit(t.charAt(i - 1)) || !isDigit(t.charAt(i + 1))) return Double.NaN;
+                if (i == a || i == b - 1 || !isDigit(s.charAt(i - 1)) || !isDigit(s.charAt(i + 1))) return Double.NaN;
             } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-                b.append(c);
+                kept[n++] = c;
             } else {
                 return Double.NaN;
             }
         }
         if (!digit) return Double.NaN;
+        return decimal(new String(kept, 0, n), 0, n) * mult;
+    }
+
+    /** {@code s[from, to)} equals {@code lower} ignoring the case of ASCII letters. */
+    private static boolean word(String s, int from, int to, String lower) {
+        if (to - from != lower.length()) return false;
+        for (int i = 0; i < lower.length(); i++) {
+            char c = s.charAt(from + i);
+            if (c >= 'A' && c <= 'Z') c = (char) (c + ('a' - 'A'));
+            if (c != lower.charAt(i)) return false;
+        }
+        return true;
+    }
+
+    /** Powers of ten a double holds exactly. */
+    private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+            1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+    /**
+     * {@code Double.parseDouble} of {@code s[from, to)} (a string of digits, signs, points and exponents), NaN when it
+     * is not a number. Numbers of at most 15 significant digits and a decimal exponent within 22 are read in place:
+     * the digits and the power of ten are both exact doubles, so one multiplication or division rounds correctly and
+     * gives the same double as parseDouble (whose own fast path is the same computation). Others go to parseDouble.
+     */
+    private static double decimal(String s, int from, int to) {
+        int i = from;
+        boolean negative = false;
+        if (i < to && (s.charAt(i) == '-' || s.charAt(i) == '+')) negative = s.charAt(i++) == '-';
+        long mantissa = 0;
+        int significant = 0, digits = 0, fraction = 0;
+        boolean point = false;
+        for (; i < to; i++) {
+            char c = s.charAt(i);
+            if (c >= '0' && c <= '9') {
+                digits++;
+                if (point) fraction++;
+                if (mantissa == 0 && c == '0') continue;          // leading zeros are not significant
+                if (++significant > 15) return slow(s, from, to);
+                mantissa = mantissa * 10 + (c - '0');
+            } else if (c == '.' && !point) {
+                point = true;
+            } else {
+                break;
+            }
+        }
+        if (digits == 0) return slow(s, from, to);
+        int exponent = 0;
+        if (i < to) {
+            char c = s.charAt(i++);
+            if (c != 'e' && c != 'E') return slow(s, from, to);
+            boolean minus = false;
+            if (i < to && (s.charAt(i) == '-' || s.charAt(i) == '+')) minus = s.charAt(i++) == '-';
+            if (i == to) return slow(s, from, to);
+            for (; i < to; i++) {
+                c = s.charAt(i);
+                if (c < '0' || c > '9' || exponent > 1000) return slow(s, from, to);
+                exponent = exponent * 10 + (c - '0');
+            }
+            if (minus) exponent = -exponent;
+        }
+        if (mantissa == 0) return negative ? -0.0 : 0.0;
+        int e = exponent - fraction;
+        if (e < -22 || e > 22) return slow(s, from, to);
+        double v = e >= 0 ? mantissa * POW10[e] : mantissa / POW10[-e];
+        return negative ? -v : v;
+    }
+
+    private static double slow(String s, int from, int to) {
         try {
-            return Double.parseDouble(b.toString()) * mult;
+            return Double.parseDouble(s.substring(from, to));
         } catch (NumberFormatException e) {
             return Double.NaN;
         }
@@ -111,11 +181,16 @@ final class Num {
 
     /** The first whitespace-separated token of {@code s} as a number (e.g. {@code "353.02 time (ms)"} gives 353.02). */
     static double first(String s) {
-        if (s == null) return Double.NaN;
-        String t = s.strip();
-        int end = 0;
-        while (end < t.length() && !Character.isWhitespace(t.charAt(end))) end++;
-        return parse(t.substring(0, end));
+        return s == null ? Double.NaN : first(s, 0, s.length());
+    }
+
+    /** {@link #first(String)} of {@code s.substring(from, to)}, without the copy. */
+    static double first(String s, int from, int to) {
+        int a = from;
+        while (a < to && Character.isWhitespace(s.charAt(a))) a++;
+        int end = a;
+        while (end < to && !Character.isWhitespace(s.charAt(end))) end++;
+        return parse(s, a, end);
     }
 
     /**
@@ -198,12 +273,19 @@ final class Num {
 
     /** Median of the finite values; NaN when there are none. */
     static double median(List<Double> values) {
-        List<Double> v = new ArrayList<>(values.size());
-        for (Double d : values) if (d != null && Double.isFinite(d)) v.add(d);
-        if (v.isEmpty()) return Double.NaN;
-        v.sort(null);
-        int n = v.size();
-        return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+        double[] v = new double[values.size()];
+        int n = 0;
+        for (Double d : values) if (d != null && Double.isFinite(d)) v[n++] = d;
+        return median(v, n);
+    }
+
+    /** Median of the finite values among {@code v[0, n)}; NaN when there are none. Reorders {@code v}. */
+    static double median(double[] v, int n) {
+        int m = 0;
+        for (int i = 0; i < n; i++) if (Double.isFinite(v[i])) v[m++] = v[i];
+        if (m == 0) return Double.NaN;
+        Arrays.sort(v, 0, m);
+        return m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
     }
 
     /** A config value: an Integer when integral and in range, else the double. */

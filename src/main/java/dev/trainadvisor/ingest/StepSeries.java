@@ -1,13 +1,12 @@
 package dev.trainadvisor.ingest;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Per-step values of one log, merged over ranks, and the steady-state medians the parsers report.
@@ -27,6 +26,10 @@ import java.util.TreeMap;
  * </ol>
  * Each metric is the median over the steady steps that have it; a metric that only warm-up steps have is the median
  * over all steps that have it.
+ *
+ * <p>Storage: a log holds up to millions of steps and a dozen metrics, so there is no map per step. Each step gets a
+ * row (in the order steps are first seen; {@link StepIndex} finds a step's row) and each metric a column of doubles
+ * indexed by row, NaN where the step has no value (only finite values are stored, so NaN is free to mean "absent").
  */
 final class StepSeries {
     /** Run-file metric names that are medians of per-step values; every other key a parser records goes to extra. */
@@ -35,100 +38,207 @@ final class StepSeries {
     static final List<String> PACE = List.of("step_time_s", "tokens_per_gpu_per_s", "tflops_per_gpu");
     static final double SETTLE_TOLERANCE = 0.05;
 
-    private final TreeMap<Long, Map<String, Double>> steps = new TreeMap<>();
+    private final StepIndex index = new StepIndex();
+    /** Metric names and their columns, in the order first recorded; a dozen at most, found by a linear search. */
+    private final List<String> names = new ArrayList<>();
+    private final List<double[]> columns = new ArrayList<>();
+    /** Rows allocated in every column (columns grow together). */
+    private int capacity = 64;
 
     /** Records a finite value for a step; the first value of a metric for a step wins. */
     void put(long step, String key, double value) {
         if (!Double.isFinite(value)) return;
-        steps.computeIfAbsent(step, k -> new HashMap<>()).putIfAbsent(key, value);
+        store(step, key, value);
+    }
+
+    /**
+     * Like {@link #put} but keeps an infinite value too: a value derived from others (MegatronCore.deriveTokens) is
+     * stored as computed, and the medians skip what is not finite.
+     */
+    void putDerived(long step, String key, double value) {
+        if (Double.isNaN(value)) return;
+        store(step, key, value);
+    }
+
+    private void store(long step, String key, double value) {
+        int row = row(step);
+        double[] c = column(key, true);
+        if (Double.isNaN(c[row])) c[row] = value;
     }
 
     /** Marks a step as seen even when it carries no value. */
     void touch(long step) {
-        steps.computeIfAbsent(step, k -> new HashMap<>());
+        row(step);
     }
 
-    boolean has(long step) { return steps.containsKey(step); }
+    /** The row of {@code step}, added (with no values) when new. */
+    private int row(long step) {
+        int row = index.rowOf(step, true);
+        if (row >= capacity) grow();
+        return row;
+    }
+
+    private void grow() {
+        capacity *= 2;
+        for (int k = 0; k < columns.size(); k++) columns.set(k, extend(columns.get(k), capacity));
+    }
+
+    private static double[] extend(double[] c, int capacity) {
+        double[] d = Arrays.copyOf(c, capacity);
+        Arrays.fill(d, c.length, capacity, Double.NaN);
+        return d;
+    }
+
+    /** The column of {@code key}, or null when absent and not {@code create}. */
+    private double[] column(String key, boolean create) {
+        for (int k = 0; k < names.size(); k++) {
+            String n = names.get(k);
+            // parsers pass string constants: identity is the common hit
+            if (n == key || n.equals(key)) return columns.get(k);
+        }
+        if (!create) return null;
+        double[] c = new double[capacity];
+        Arrays.fill(c, Double.NaN);
+        names.add(key);
+        columns.add(c);
+        return c;
+    }
+
+    boolean has(long step) { return index.rowOf(step, false) >= 0; }
 
     boolean has(long step, String key) {
-        Map<String, Double> m = steps.get(step);
-        return m != null && m.containsKey(key);
+        return get(step, key) != null;
     }
 
     Double get(long step, String key) {
-        Map<String, Double> m = steps.get(step);
-        return m == null ? null : m.get(key);
-    }
-
-    /** Visits every step in order with its (mutable) values. */
-    void forEach(java.util.function.BiConsumer<Long, Map<String, Double>> visitor) {
-        steps.forEach(visitor);
+        int row = index.rowOf(step, false);
+        double[] c = column(key, false);
+        return row < 0 || c == null || Double.isNaN(c[row]) ? null : c[row];
     }
 
     /** Steps seen (with or without values). */
-    int size() { return steps.size(); }
+    int size() { return index.size(); }
 
     /** The largest step number seen, or -1. */
-    long lastStep() { return steps.isEmpty() ? -1 : steps.lastKey(); }
+    long lastStep() { return index.size() == 0 ? -1 : index.maxStep(); }
+
+    /** The step numbers seen, in ascending order. */
+    long[] steps() {
+        int[] order = index.rowsInStepOrder();
+        long[] out = new long[order.length];
+        for (int i = 0; i < order.length; i++) out[i] = index.step(order[i]);
+        return out;
+    }
+
+    /** The values of {@code key} in the order of {@link #steps()}, NaN where a step has none. */
+    double[] values(String key) {
+        return inStepOrder(column(key, false));
+    }
+
+    /** Like {@link #values} and removes the metric (parsers' temporary keys). */
+    double[] remove(String key) {
+        double[] c = column(key, false);
+        if (c != null) {
+            int k = names.indexOf(key);
+            names.remove(k);
+            columns.remove(k);
+        }
+        return inStepOrder(c);
+    }
+
+    private double[] inStepOrder(double[] c) {
+        int[] order = index.rowsInStepOrder();
+        double[] out = new double[order.length];
+        for (int i = 0; i < order.length; i++) out[i] = c == null ? Double.NaN : c[order[i]];
+        return out;
+    }
 
     /** Copies every value of {@code other} into this series (values already here win). */
     void mergeFrom(StepSeries other) {
-        other.steps.forEach((step, m) -> {
-            touch(step);
-            m.forEach((k, v) -> put(step, k, v));
-        });
+        int[] order = other.index.rowsInStepOrder();
+        for (int row : order) touch(other.index.step(row));
+        for (int k = 0; k < other.names.size(); k++) {
+            String key = other.names.get(k);
+            double[] c = other.columns.get(k);
+            for (int row : order) if (!Double.isNaN(c[row])) put(other.index.step(row), key, c[row]);
+        }
     }
 
     /** The steady-state medians and how many steps they were taken over. */
     record Summary(int stepsWithValues, List<Long> steady, Map<String, Double> medians, List<String> warnings) {}
 
     Summary summarize() {
-        List<Long> ids = new ArrayList<>();
-        steps.forEach((step, m) -> { if (!m.isEmpty()) ids.add(step); });
-        int n = ids.size();
+        // ids: the rows of the steps that carry a value, in step order
+        int[] order = index.rowsInStepOrder();
+        boolean[] valued = new boolean[order.length == 0 ? 0 : capacity];
+        for (double[] c : columns) for (int row : order) if (!Double.isNaN(c[row])) valued[row] = true;
+        int[] ids = new int[order.length];
+        int n = 0;
+        for (int row : order) if (valued[row]) ids[n++] = row;
         List<String> warnings = new ArrayList<>();
         if (n == 0) return new Summary(0, List.of(), Map.of(), warnings);
         int drop = 0;
         if (n == 1) {
-            warnings.add("only one step was logged (step " + ids.get(0) + "): its values may include warm-up");
+            warnings.add("only one step was logged (step " + index.step(ids[0]) + "): its values may include warm-up");
         } else {
             drop = Math.min(10, Math.max(1, n / 10));
-            String pace = null;
+            double[] pace = null;
             for (String k : PACE) {
-                for (Long id : ids) if (steps.get(id).containsKey(k)) { pace = k; break; }
-                if (pace != null) break;
+                double[] c = column(k, false);
+                if (c != null && count(c, ids, 0, n) > 0) {
+                    pace = c;
+                    break;
+                }
             }
             if (pace != null) {
-                List<Double> half = new ArrayList<>();
-                for (int i = n / 2; i < n; i++) {
-                    Double v = steps.get(ids.get(i)).get(pace);
-                    if (v != null) half.add(v);
-                }
-                double ref = Num.median(half);
+                double ref = median(pace, ids, n / 2, n);
                 while (drop < n / 2 && Double.isFinite(ref) && ref != 0) {
-                    Double v = steps.get(ids.get(drop)).get(pace);
-                    if (v == null || Math.abs(v - ref) <= SETTLE_TOLERANCE * Math.abs(ref)) break;
+                    double v = pace[ids[drop]];
+                    if (Double.isNaN(v) || Math.abs(v - ref) <= SETTLE_TOLERANCE * Math.abs(ref)) break;
                     drop++;
                 }
             }
         }
-        List<Long> steady = ids.subList(drop, n);
-        Set<String> keys = new LinkedHashSet<>();
-        for (Long id : ids) keys.addAll(steps.get(id).keySet());
         Map<String, Double> medians = new LinkedHashMap<>();
-        for (String k : keys) {
-            List<Double> vs = new ArrayList<>();
-            for (Long id : steady) {
-                Double v = steps.get(id).get(k);
-                if (v != null) vs.add(v);
-            }
-            if (vs.isEmpty()) for (Long id : ids) {
-                Double v = steps.get(id).get(k);
-                if (v != null) vs.add(v);
-            }
-            double med = Num.median(vs);
-            if (Double.isFinite(med)) medians.put(k, med);
+        for (int k = 0; k < names.size(); k++) {
+            double[] c = columns.get(k);
+            if (count(c, ids, 0, n) == 0) continue;
+            double med = count(c, ids, drop, n) > 0 ? median(c, ids, drop, n) : median(c, ids, 0, n);
+            if (Double.isFinite(med)) medians.put(names.get(k), med);
         }
-        return new Summary(n, List.copyOf(steady), medians, warnings);
+        long[] steady = new long[n - drop];
+        for (int i = drop; i < n; i++) steady[i - drop] = index.step(ids[i]);
+        return new Summary(n, new LongList(steady), medians, warnings);
+    }
+
+    /** How many of rows {@code ids[from..to)} have a value in column {@code c}. */
+    private static int count(double[] c, int[] ids, int from, int to) {
+        int m = 0;
+        for (int i = from; i < to; i++) if (!Double.isNaN(c[ids[i]])) m++;
+        return m;
+    }
+
+    /** Median of the finite values of column {@code c} over rows {@code ids[from..to)}. */
+    private static double median(double[] c, int[] ids, int from, int to) {
+        double[] v = new double[to - from];
+        int m = 0;
+        for (int i = from; i < to; i++) {
+            double x = c[ids[i]];
+            if (Double.isFinite(x)) v[m++] = x;
+        }
+        return Num.median(v, m);
+    }
+
+    /** An unmodifiable List&lt;Long&gt; over a long[]: the steady steps without a boxed copy of each. */
+    private static final class LongList extends AbstractList<Long> {
+        private final long[] values;
+
+        LongList(long[] values) { this.values = values; }
+
+        @Override
+        public Long get(int i) { return values[i]; }
+
+        @Override
+        public int size() { return values.length; }
     }
 }

@@ -53,8 +53,14 @@ public final class TopologyLog implements LogParser {
         if (text == null || text.isEmpty()) return 0;
         boolean header = false, legend = false;
         int headerlessRows = 0;
-        for (String raw : text.split("\n", -1)) {
-            String[] t = tokens(LogText.clean(raw));
+        int n = text.length();
+        for (int start = 0; start <= n; ) {
+            int nl = text.indexOf('\n', start);
+            int end = nl < 0 ? n : nl;
+            String line = LogText.clean(text.substring(start, end));
+            start = end + 1;
+            if (!mayBeMatrixLine(line)) continue;
+            String[] t = tokens(line);
             if (t.length == 0) continue;
             if (isHeader(t)) {
                 header = true;
@@ -68,6 +74,30 @@ public final class TopologyLog implements LogParser {
         if (headerlessRows >= 2) return 0.6;   // two GPU rows: a matrix whose header was cut off
         if (header) return 0.3;
         return legend ? 0.2 : 0;
+    }
+
+    /**
+     * Whether the first cell of {@code line} (as {@link #tokens} splits it) can start a header ({@code GPU0}), a matrix
+     * row (a device name: a letter first, a digit last) or the legend's {@code NV#} line. Detection runs on every log,
+     * and this skips the lines of other formats without splitting them.
+     */
+    static boolean mayBeMatrixLine(String line) {
+        int a = 0, b = line.length();
+        while (a < b && Character.isWhitespace(line.charAt(a))) a++;
+        while (b > a && Character.isWhitespace(line.charAt(b - 1))) b--;
+        if (a == b) return false;
+        int tab = line.indexOf('\t', a);
+        int e = a;
+        if (tab >= 0 && tab < b) {
+            e = tab;                                   // tab-separated: the first cell is stripped
+            while (e > a && Character.isWhitespace(line.charAt(e - 1))) e--;
+        } else {
+            while (e < b && !LogText.isSpace(line.charAt(e))) e++;
+        }
+        if (e == a) return false;
+        char first = line.charAt(a), last = line.charAt(e - 1);
+        boolean letter = (first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z');
+        return letter && ((last >= '0' && last <= '9') || line.startsWith("NV#", a));
     }
 
     @Override

@@ -24,7 +24,7 @@ public final class TorchtitanLog implements LogParser {
             Lines.scan(text, line -> {
                 if (stepLine(line) >= 0) c[0]++;
                 else if (line.contains("[titan]")) c[1]++;
-                return c[0] < 3;
+                return c[0] == 0;                       // one step line decides
             });
             if (c[0] > 0) return 0.95;
             return c[1] > 0 ? 0.4 : 0;
@@ -43,15 +43,25 @@ public final class TorchtitanLog implements LogParser {
         return i;
     }
 
-    /** The token after {@code key} (a word), or null. */
-    static String after(String line, String key, int from) {
+    /** Where the token after {@code key} (a word, then spaces) starts, or -1 when there is no key or no token. */
+    static int tokenAfter(String line, String key, int from) {
         int i = Lines.indexOfWord(line, key, from);
-        if (i < 0) return null;
+        if (i < 0) return -1;
         int j = i + key.length();
         while (j < line.length() && line.charAt(j) == ' ') j++;
+        return j == tokenEnd(line, j) ? -1 : j;
+    }
+
+    /** Index just past the token that starts at {@code j} (it runs to a space or a tab). */
+    static int tokenEnd(String line, int j) {
         int k = j;
         while (k < line.length() && line.charAt(k) != ' ' && line.charAt(k) != '\t') k++;
-        return j == k ? null : line.substring(j, k);
+        return k;
+    }
+
+    /** Num.parse of the token that starts at {@code j}, NaN when {@code j} is -1. */
+    private static double number(String line, int j) {
+        return j < 0 ? Double.NaN : Num.parse(line, j, tokenEnd(line, j));
     }
 
     @Override
@@ -74,19 +84,24 @@ public final class TorchtitanLog implements LogParser {
             if (step < 0) continue;
             s.touch(step);
             last = Math.max(last, step);
-            String tps = after(line, "tps:", at);
-            if (tps == null) tps = after(line, "wps:", at);
-            double t = Num.parse(tps);
+            // the values are read in place: no token strings
+            int tps = tokenAfter(line, "tps:", at);
+            if (tps < 0) tps = tokenAfter(line, "wps:", at);
+            double t = number(line, tps);
             if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
-            double tf = Num.parse(after(line, "tflops:", at));
+            double tf = number(line, tokenAfter(line, "tflops:", at));
             if (tf > 0) s.put(step, "tflops_per_gpu", tf);
-            String mfu = after(line, "mfu:", at);
-            double u = Num.parse(mfu);
-            if (u >= 0 && mfu.endsWith("%")) s.put(step, "mfu", u / 100);
-            String mem = after(line, "memory:", at);
-            if (mem != null) {
-                int g = mem.indexOf("GiB");
-                if (g > 0) r.peakMemory(Num.parse(mem.substring(0, g)) * DeepSpeedLog.GIB_TO_GB);
+            int mfu = tokenAfter(line, "mfu:", at);
+            if (mfu >= 0) {
+                int end = tokenEnd(line, mfu);
+                double u = Num.parse(line, mfu, end);
+                if (u >= 0 && line.charAt(end - 1) == '%') s.put(step, "mfu", u / 100);
+            }
+            int mem = tokenAfter(line, "memory:", at);
+            if (mem >= 0) {
+                int end = tokenEnd(line, mem);
+                int g = line.indexOf("GiB", mem);
+                if (g > mem && g + 3 <= end) r.peakMemory(Num.parse(line, mem, g) * DeepSpeedLog.GIB_TO_GB);
             }
         }
         r.convention = "torchtitan";

@@ -106,4 +106,11 @@ class NcclTestsTest {
         }
         assertTrue(NcclTests.parse("no table here\n12 34\n").rows().isEmpty());
     }
+
+    @Test
+    void anAbsurdRankCountInTheHeaderIsUnknownNotAnError() {
+        NcclTests t = NcclTests.parse("# nThread 1 nGpus 825610241024 minBytes 8\n 8 2 float sum -1 42.56 0.00 0.00 0\n");
+        assertEquals(0, t.ranks());
+        assertEquals(1, t.rows().size());
+    }
 }
