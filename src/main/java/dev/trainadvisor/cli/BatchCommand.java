@@ -222,8 +222,17 @@ final class BatchCommand implements Callable<Integer> {
             this.on = on && total > 0;
         }
 
+        private long lastDrawNanos;
+
         synchronized void next(String name) {
             if (!on) return;
+            long now = System.nanoTime();
+            // redraw at most ten times a second: a bar, not a log
+            if (done > 0 && done + 1 < total && now - lastDrawNanos < 100_000_000L) {
+                done++;
+                return;
+            }
+            lastDrawNanos = now;
             int width = 30, filled = total == 0 ? width : done * width / total;
             err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " " + name + "\u001B[K");
             err.flush();
