@@ -166,6 +166,18 @@ class RobustnessTest {
         });
     }
 
+    /** Every sample cut at every character: each line in turn ends mid-way, wherever that is. */
+    @Test
+    void everySampleCutAtEveryCharacter() {
+        List<String> names = Samples.all();
+        assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+            for (String name : names) {
+                String text = Samples.text(name);
+                for (int at = 1; at < text.length(); at++) survive(text.substring(0, at), name + " cut at char " + at);
+            }
+        });
+    }
+
     @Test
     void samplesGlued() {
         StringBuilder all = new StringBuilder();
