@@ -55,6 +55,12 @@ final class ValidateCommand implements Callable<Integer> {
                     .append(pct(g.tokensMape())).append(" | ").append(signedPct(g.tokensBias())).append(" | ")
                     .append(g.tflopsRows()).append(" | ").append(pct(g.tflopsMape())).append(" |\n");
         }
+        List<Validation.Row> excluded = r.rows().stream().filter(x -> x.excluded() != null).toList();
+        if (!excluded.isEmpty()) {
+            s.append("\nLeft out of the averages (the run file cannot express them):\n");
+            for (Validation.Row x : excluded)
+                s.append("- ").append(x.id()).append(" (").append(signedPct(x.tokensError())).append("): ").append(x.excluded()).append('\n');
+        }
         if (rows) {
             s.append("\n| id | group | split | from | observed tokens/GPU/s | predicted | error | convention | observed TFLOPS | predicted | error |\n");
             s.append("|---|---|---|---|---:|---:|---:|---|---:|---:|---:|\n");

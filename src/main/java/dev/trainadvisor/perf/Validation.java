@@ -21,7 +21,7 @@ public final class Validation {
      * @param tflopsObserved  as the source printed it (NaN if it printed none)
      * @param tflopsPredicted predicted, counted the source's way
      */
-    public record Row(String id, String sourceGroup, String split, String observedFrom, double tokensObserved, double tokensPredicted,
+    public record Row(String id, String sourceGroup, String split, String excluded, String observedFrom, double tokensObserved, double tokensPredicted,
                       double tokensError, String convention, double tflopsObserved, double tflopsPredicted,
                       double tflopsError) {}
 
@@ -44,7 +44,7 @@ public final class Validation {
             tPred = p.tokensPerGpuPerS() * ConventionFlops.perToken(conv, run.model(), run.training()) / 1e12;
             tErr = tPred / tObs - 1;
         }
-        return new Row(r.id(), r.sourceGroup(), r.split(), o.source(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
+        return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), o.source(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
                 tObs, tPred, tErr);
     }
 
@@ -69,6 +69,7 @@ public final class Validation {
         int n = 0, nt = 0;
         double abs = 0, signed = 0, tabs = 0;
         for (Row r : rows) {
+            if (r.excluded() != null) continue;
             if (!split.equals("all") && !split.equals(r.split())) continue;
             n++;
             abs += Math.abs(r.tokensError());

@@ -13,8 +13,13 @@ import java.util.stream.Stream;
  * A published, measured run (knowledge-base/reference-runs/*.json) with its source.
  *
  * @param split "tune" when the model's constants were set on it, "holdout" when it was kept aside to check them
+ * @param excluded why the run is left out of averages and calibration, or null
  */
-public record ReferenceRun(String id, String source, String sourceGroup, String split, String notes, RunSpec spec) {
+public record ReferenceRun(String id, String source, String sourceGroup, String split, String notes, RunSpec spec,
+                           String excluded) {
+
+    /** Whether the run is kept out of averages and calibration (the model cannot express it; {@link #excluded} says why). */
+    public boolean isExcluded() { return excluded != null; }
 
     /** The reference runs shipped on the classpath, in file then row order. */
     public static List<ReferenceRun> builtIn() {
@@ -54,7 +59,8 @@ public record ReferenceRun(String id, String source, String sourceGroup, String 
             if (!split.equals("tune") && !split.equals("holdout")) throw r.error("split", "tune or holdout, got '" + split + "'");
             if (r.raw("run") == null) throw r.error("run", "the run file of this reference run");
             RunSpec spec = reader.read(r.raw("run"), file + "#" + id);
-            out.add(new ReferenceRun(id, r.string("source", ""), group, split, r.string("notes", ""), spec));
+            out.add(new ReferenceRun(id, r.string("source", ""), group, split, r.string("notes", ""), spec,
+                    r.string("excluded", null)));
         }
         return out;
     }

@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * Run: java -cp target/test-classes:target/classes:... dev.trainadvisor.perf.Calibrate
  */
 public final class Calibrate {
-    /** Rows the model cannot express (ZeRO++'s quantized collectives), kept out of the fit. */
-    static boolean excluded(ReferenceRun r) { return r.sourceGroup().startsWith("DeepSpeed ZeRO++"); }
+    /** Rows the model cannot express (marked "excluded" with the reason in knowledge-base/reference-runs), kept out. */
+    static boolean excluded(ReferenceRun r) { return r.isExcluded(); }
 
     public static void main(String[] args) {
         List<ReferenceRun> runs = ReferenceRun.builtIn();

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class ValidationTest {
 
     static Validation.Row row(String group, String split, double tokensError, double tflopsError) {
-        return new Validation.Row("id", group, split, "tokens_per_gpu_per_s", 1000, 1000 * (1 + tokensError), tokensError,
+        return new Validation.Row("id", group, split, null, "tokens_per_gpu_per_s", 1000, 1000 * (1 + tokensError), tokensError,
                 Double.isNaN(tflopsError) ? null : "composer", 100, 100 * (1 + tflopsError), tflopsError);
     }
 
