@@ -18,21 +18,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class BatchLogsTest {
     static final Path SAMPLES = Path.of("../shared/samples/logs");
 
-    record Run(int exit, String out, String err) {}
-
-    static Run run(String... args) {
-        PrintStream out0 = System.out, err0 = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = Main.run(args);
-            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out0);
-            System.setErr(err0);
-        }
-    }
+    static CliTest.Result run(String... args) { return CliTest.run(args); }
 
     @Test
     void logsJoinRunFilesOfTheSameStemOrRunsYamlAndAnUndescribedLogIsReported(@TempDir Path dir) throws Exception {
@@ -52,8 +38,8 @@ class BatchLogsTest {
                   training: {seq_len: 8192, micro_batch_size: 1, recompute: selective}
                 """);
         Files.copy(SAMPLES.resolve("megatron-1.log"), dir.resolve("c.log"));
-        Run r = run("batch", dir.toString(), "--format", "json");
-        assertEquals(Main.BAD_INPUT, r.exit(), r.err());
+        CliTest.Result r = run("batch", dir.toString(), "--format", "json");
+        assertEquals(Main.BAD_INPUT, r.code(), r.err());
         assertTrue(r.err().contains("c.log") && r.err().contains("runs.yaml"), r.err());
         JsonNode arr = new ObjectMapper().readTree(r.out());
         assertEquals(2, arr.size());
@@ -67,14 +53,14 @@ class BatchLogsTest {
     @Test
     void adviseALogWithTheClusterAndModelOnTheCommandLine() throws Exception {
         assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
-        Run r = run("advise", "--log", SAMPLES.resolve("internlm-1.log").toString(), "--cluster", "dgx-a100-80gb",
+        CliTest.Result r = run("advise", "--log", SAMPLES.resolve("internlm-1.log").toString(), "--cluster", "dgx-a100-80gb",
                 "--model", "internlm-7b", "--seq-len", "2048", "--micro-batch-size", "2", "--zero-stage", "1");
-        assertEquals(Main.OK, r.exit(), r.err());
+        assertEquals(Main.OK, r.code(), r.err());
         JsonNode a = new ObjectMapper().readTree(r.out());
         assertEquals(4, a.path("run").path("training").path("micro_batches").asInt(), "micro_num from the log");
         assertEquals(4270.52, a.path("observed").path("tokens_per_gpu_per_s").asDouble(), 1e-6);
-        Run missing = run("advise", "--log", SAMPLES.resolve("internlm-1.log").toString());
-        assertEquals(Main.BAD_INPUT, missing.exit());
+        CliTest.Result missing = run("advise", "--log", SAMPLES.resolve("internlm-1.log").toString());
+        assertEquals(Main.BAD_INPUT, missing.code());
         assertTrue(missing.err().contains("--cluster"), missing.err());
         assertFalse(missing.err().contains("\tat "), missing.err());
     }

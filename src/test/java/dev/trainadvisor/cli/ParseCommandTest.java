@@ -28,25 +28,8 @@ class ParseCommandTest {
     @TempDir
     Path tmp;
 
-    record Result(int code, String out, String err) {}
-
-    /** As CliTest.run: System.out and System.err replaced, so picocli's writers wrap the captures. */
-    static synchronized Result run(String... args) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = Main.run(args);
-            System.out.flush();
-            System.err.flush();
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
+    /** The command line with its output captured (CliTest.run). */
+    static CliTest.Result run(String... args) { return CliTest.run(args); }
 
     static String sample(String name) {
         Path p = SAMPLES.resolve(name);
@@ -75,7 +58,7 @@ class ParseCommandTest {
 
     @Test
     void ncclTestsBusBandwidthAtTheLargestSize() {
-        Result r = run("parse", sample("nccl-tests-2.log"), "--format", "json");
+        CliTest.Result r = run("parse", sample("nccl-tests-2.log"), "--format", "json");
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.err());
         JsonNode j = json(r.out());
@@ -90,7 +73,7 @@ class ParseCommandTest {
 
     @Test
     void topologyOfH100Node() {
-        Result r = run("parse", sample("nvidia-smi-topo-1.log"), "--format", "json");
+        CliTest.Result r = run("parse", sample("nvidia-smi-topo-1.log"), "--format", "json");
         assertEquals(0, r.code(), r.err());
         JsonNode j = json(r.out());
         assertDesignedKeys(j);
@@ -107,7 +90,7 @@ class ParseCommandTest {
 
     @Test
     void markdownIsATable() {
-        Result r = run("parse", sample("nvidia-smi-topo-3.log"), "--format", "md");
+        CliTest.Result r = run("parse", sample("nvidia-smi-topo-3.log"), "--format", "md");
         assertEquals(0, r.code(), r.err());
         // lines 3-4 of the sample: GPU0-GPU1 PHB
         assertTrue(r.out().contains("|  | intra_node | PCIe |"), r.out());
@@ -120,7 +103,7 @@ class ParseCommandTest {
     @Test
     void outWritesTheFile() throws IOException {
         Path out = tmp.resolve("sub/parsed.json");
-        Result r = run("parse", sample("nccl-tests-2.log"), "--out", out.toString());
+        CliTest.Result r = run("parse", sample("nccl-tests-2.log"), "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.out());
         assertEquals("nccl-tests", json(Files.readString(out)).get("format").asText());
@@ -128,7 +111,7 @@ class ParseCommandTest {
 
     @Test
     void missingFileExitsTwoNamingIt() {
-        Result r = run("parse", tmp.resolve("absent.log").toString(), "--format", "json");
+        CliTest.Result r = run("parse", tmp.resolve("absent.log").toString(), "--format", "json");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("absent.log"), r.err());
         assertNoStackTrace(r.err());
@@ -139,7 +122,7 @@ class ParseCommandTest {
     void unrecognizableFileExitsTwoNamingIt() throws IOException {
         Path f = tmp.resolve("notes.log");
         Files.writeString(f, "hello\nthis is not a training log\nGPU utilization 97%\n");
-        Result r = run("parse", f.toString(), "--format", "json");
+        CliTest.Result r = run("parse", f.toString(), "--format", "json");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("notes.log"), r.err());
         assertNoStackTrace(r.err());
@@ -150,7 +133,7 @@ class ParseCommandTest {
     void emptyFileExitsTwo() throws IOException {
         Path f = tmp.resolve("empty.log");
         Files.writeString(f, "");
-        Result r = run("parse", f.toString());
+        CliTest.Result r = run("parse", f.toString());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("empty.log"), r.err());
         assertNoStackTrace(r.err());
@@ -160,7 +143,7 @@ class ParseCommandTest {
     void notUtf8ExitsTwoNamingIt() throws IOException {
         Path f = tmp.resolve("latin1.log");
         Files.write(f, new byte[] {'G', 'P', 'U', '0', (byte) 0xff, (byte) 0xfe, '\n'});
-        Result r = run("parse", f.toString());
+        CliTest.Result r = run("parse", f.toString());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("latin1.log") && r.err().contains("UTF-8"), r.err());
         assertNoStackTrace(r.err());
@@ -168,7 +151,7 @@ class ParseCommandTest {
 
     @Test
     void folderExitsTwoNamingIt() {
-        Result r = run("parse", tmp.toString());
+        CliTest.Result r = run("parse", tmp.toString());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains(tmp.getFileName().toString()), r.err());
         assertNoStackTrace(r.err());
