@@ -88,11 +88,7 @@ public final class DeepSpeedLog implements LogParser {
 
     @Override
     public ParsedLog parse(String text) {
-        try {
-            return read(text, FORMAT);
-        } catch (RuntimeException e) {
-            return LogResult.failed(FORMAT, e);
-        }
+        return LogResult.guarded(FORMAT, () -> read(text, FORMAT));
     }
 
     /** Reads DeepSpeed's lines and Megatron-DeepSpeed's; {@code format} labels the result. */

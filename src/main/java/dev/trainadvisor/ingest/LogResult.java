@@ -32,6 +32,15 @@ final class LogResult {
         if (!warnings.contains(w) && warnings.size() < 50) warnings.add(w);
     }
 
+    /** Runs a parser's reading; an unexpected exception becomes a result with a "parser error" warning, never a throw. */
+    static ParsedLog guarded(String format, java.util.function.Supplier<ParsedLog> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            return failed(format, e);
+        }
+    }
+
     ParsedLog build() {
         StepSeries.Summary s = series.summarize();
         s.warnings().forEach(this::warn);

@@ -38,11 +38,7 @@ public final class MegatronDeepSpeedLog implements LogParser {
 
     @Override
     public ParsedLog parse(String text) {
-        try {
-            return DeepSpeedLog.read(text, FORMAT);
-        } catch (RuntimeException e) {
-            return LogResult.failed(FORMAT, e);
-        }
+        return LogResult.guarded(FORMAT, () -> DeepSpeedLog.read(text, FORMAT));
     }
 
     /** Megatron-DeepSpeed's reading of a Megatron state, shared with {@link DeepSpeedLog}. */

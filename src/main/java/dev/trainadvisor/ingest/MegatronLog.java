@@ -45,11 +45,7 @@ public final class MegatronLog implements LogParser {
 
     @Override
     public ParsedLog parse(String text) {
-        try {
-            return read(text);
-        } catch (RuntimeException e) {
-            return LogResult.failed(FORMAT, e);
-        }
+        return LogResult.guarded(FORMAT, () -> read(text));
     }
 
     private static ParsedLog read(String text) {
