@@ -158,6 +158,11 @@ public final class InternEvoConfig {
             if (ck != null) {
                 String rc = recompute(ck, layers, w);
                 if (rc != null) out.put("training.recompute", rc);
+                // a fraction recomputes int(num_layers * checkpoint) of the layers: the run file's recompute_fraction
+                if ("full".equals(rc) && isNumber(ck) && layers != null && ((Number) ck).doubleValue() < 1) {
+                    long n = (long) Math.floor(layers * ((Number) ck).doubleValue());
+                    out.put("training.recompute_fraction", (double) n / layers);
+                }
             }
             Object dtype = get(model, "dtype");
             if (dtype != null) {
@@ -313,8 +318,8 @@ public final class InternEvoConfig {
                             + "recompute, read as training.recompute none");
                     return "none";
                 }
-                w.add("model.checkpoint=" + show(ck) + ": recomputes " + n + " of " + layers + " layers; the run file "
-                        + "can only say full");
+                w.add("model.checkpoint=" + show(ck) + ": recomputes " + n + " of " + layers + " layers: recompute full, "
+                        + "recompute_fraction " + n + "/" + layers);
             } else {
                 w.add("model.checkpoint=" + show(ck) + ": recomputes that share of the layers; the run file can only "
                         + "say full");

@@ -99,8 +99,8 @@ public final class CommModel {
         if (p.tp() > 1) {
             LinkChoice tpLink = topo.place(p.tp(), topo.tpStride());
             double act = compute.tokensPerMicroBatch() * m.hidden() * 2;
-            long perLayer = 4 + (t.recompute() == Recompute.FULL ? 2 : 0);
-            long calls = (long) Math.ceil(shard.layersPerStage()) * perLayer * mb;
+            // a recomputed layer runs its forward collectives again
+            long calls = Math.round(Math.ceil(shard.layersPerStage()) * (4 + 2 * t.fullRecomputeShare()) * mb);
             // with --tp-comm-overlap the collectives are split into chunks pipelined with the GEMMs around them
             String window = p.overlapTpComm() ? GEMMS : NONE;
             if (p.sequenceParallel()) {

@@ -85,7 +85,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double hbm = gpu.hbmGbps() * 1e9 * eff.hbmFraction() / eff.elementwiseTraffic();
         double memFwd = layerBytesFwd / hbm;
 
-        double recomputeFactor = t.recompute() == Recompute.FULL ? 1 : 0;
+        double recomputeFactor = t.fullRecomputeShare();
         double selective = t.recompute() == Recompute.SELECTIVE ? 1 : 0;
         double fwd = layerGemmFwd + logitsFwd + attnFwd + memFwd + ceBytes / 3 / hbm;
         double bwd = 2 * (layerGemmFwd + logitsFwd + attnFwd + memFwd) + 2 * ceBytes / 3 / hbm

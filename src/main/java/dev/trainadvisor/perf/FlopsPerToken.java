@@ -25,8 +25,9 @@ public record FlopsPerToken(double model, double hardware, double linearExecuted
         }
         double logitsFwd = 2.0 * m.hidden() * m.vocab();
         double model = 3 * (layersLinear + layersCore + logitsFwd);
-        double recomputeLinear = t.recompute() == Recompute.FULL ? layersLinear : 0;
-        double recomputeCore = t.recompute() == Recompute.NONE ? 0 : layersCore;
+        double share = t.fullRecomputeShare();
+        double recomputeLinear = share * layersLinear;
+        double recomputeCore = t.recompute() == Recompute.SELECTIVE ? layersCore : share * layersCore;
         double hardware = model + recomputeLinear + recomputeCore;
         // FlashAttention skips the blocks above the causal diagonal: about half of s^2 (Dao 2023, section 3.1).
         double causal = t.flashAttention() ? 0.5 : 1.0;

@@ -68,8 +68,12 @@ public final class MemoryModel {
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
         double gatherBuffer = p.zeroStage() == 3 && p.zeroGroupSize() > 1 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
 
-        double perLayer = ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
-                p.sequenceParallel(), t.recompute(), t.flashAttention(), false);
+        // with a share of the layers recomputing, those keep only their input and the others everything
+        double share = t.fullRecomputeShare();
+        double perLayer = share * ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
+                p.sequenceParallel(), dev.trainadvisor.spec.Recompute.FULL, t.flashAttention(), false)
+                + (1 - share) * ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
+                p.sequenceParallel(), share > 0 ? dev.trainadvisor.spec.Recompute.NONE : t.recompute(), t.flashAttention(), false);
         double layersPerStage = (double) m.layers() / p.pp();
         // interleaving adds (pp - 1) / (pp * v) more in flight (Korthikanti et al. 2022, section 4.2.3)
         double flight = inFlight;

@@ -49,7 +49,7 @@ public final class SpecReader {
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
             "overlap_tp_comm");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
-            "precision", "grad_reduce_precision", "flash_attention");
+            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention");
     private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
             "step_time_s", "fwd_bwd_time_s", "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps",
             "loss_scale");
@@ -334,7 +334,12 @@ public final class SpecReader {
         Precision p = t.choice("precision", Precision.BF16, Precision.class, Precision::parse);
         Precision gr = t.choice("grad_reduce_precision", p == Precision.FP8 ? Precision.BF16 : p,
                 Precision.class, Precision::parse);
-        return new Training(seq, mbs, mb, rc, p, gr, t.bool("flash_attention", true));
+        double fraction = t.positiveDouble("recompute_fraction", 1.0);
+        if (fraction > 1) throw t.error("recompute_fraction", "the share of layers that recompute, from 0 to 1, got " + fraction);
+        if (t.has("recompute_fraction") && rc != Recompute.FULL)
+            throw t.error("recompute_fraction", "recompute: full with it (the share of layers that recompute in full); recompute is "
+                    + rc.key());
+        return new Training(seq, mbs, mb, rc, p, gr, t.bool("flash_attention", true), fraction);
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

@@ -108,6 +108,7 @@ public final class SpecWriter {
         o.put("micro_batch_size", t.microBatchSize());
         o.put("micro_batches", t.microBatches());
         o.put("recompute", t.recompute().key());
+        if (t.recompute() == Recompute.FULL && t.recomputeFraction() != 1.0) o.put("recompute_fraction", t.recomputeFraction());
         o.put("precision", t.precision().key());
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());

@@ -3,11 +3,23 @@ package dev.trainadvisor.spec;
 /**
  * What one optimizer step processes and in which formats.
  *
- * @param microBatches gradient-accumulation steps per optimizer step (InternEvo micro_num)
+ * @param microBatches      gradient-accumulation steps per optimizer step (InternEvo micro_num)
+ * @param recomputeFraction with full recompute, the share of layers that recompute (InternEvo checkpoint=0.5,
+ *                          torchtitan's "selective layer" checkpointing of every other layer); 1 otherwise
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
-                       Precision precision, Precision gradReducePrecision, boolean flashAttention) {
+                       Precision precision, Precision gradReducePrecision, boolean flashAttention,
+                       double recomputeFraction) {
+
+    /** Every layer recomputes under full recompute. */
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention, 1.0);
+    }
 
     /** Tokens one data-parallel replica consumes per optimizer step. */
     public long tokensPerReplica() { return (long) seqLen * microBatchSize * microBatches; }
+
+    /** The share of layers that recompute their whole forward: 0 without full recompute. */
+    public double fullRecomputeShare() { return recompute == Recompute.FULL ? recomputeFraction : 0; }
 }

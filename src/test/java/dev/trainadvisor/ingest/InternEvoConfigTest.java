@@ -269,6 +269,7 @@ class InternEvoConfigTest {
         InternEvoConfig.Result r = InternEvoConfig.readWithWarnings("model = dict(num_layers=32, checkpoint=0.2)");
         assertEquals("full", r.config().get("training.recompute"));
         assertEquals(1, count(r.warnings(), "recomputes 6 of 32 layers"), r.warnings().toString());
+        assertEquals(6.0 / 32, r.config().get("training.recompute_fraction"));
         // 0.01 of 32 -> int(0.32) = 0 layers: nothing recomputes
         assertEquals("none", InternEvoConfig.read("model = dict(num_layers=32, checkpoint=0.01)")
                 .get("training.recompute"));
