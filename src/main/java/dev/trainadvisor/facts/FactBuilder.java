@@ -45,6 +45,9 @@ public final class FactBuilder {
         MemoryEstimate m = p.memory();
         facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
                 m.activationsGb(), m.logitsGb(), m.buffersGb()));
+        var m0 = run.measured();
+        if (!Double.isNaN(m0.steps()) && !Double.isNaN(m0.skippedSteps()))
+            facts.add(new StepHealthFact(m0.steps(), m0.skippedSteps(), m0.lossScale(), run.training().precision().key()));
         if (observed != null) {
             facts.add(observed);
             if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, expected));

@@ -76,6 +76,18 @@ final class GivenFacts {
         return this;
     }
 
+    GivenFacts stepHealth(double steps, double skipped, double lossScale, String precision) {
+        facts.add(new dev.trainadvisor.facts.StepHealthFact(steps, skipped, lossScale, precision));
+        return this;
+    }
+
+    /** A data-parallel collective with no compute to hide behind. */
+    GivenFacts unoverlapped(String name, String group, double exposedS, double stepS) {
+        facts.add(new CollectiveFact(name, "all-gather", group, 8, 7.0 / 8, 14.6e9, "PCIe4", "intra-node", false, 20,
+                exposedS, exposedS, exposedS / stepS, "none"));
+        return this;
+    }
+
     GivenFacts observed(double tokensPerGpuPerS, double stepS, double tflopsPrinted, String convention,
                         double conventionFlops, double houseFlops) {
         facts.add(new ObservationFact(tokensPerGpuPerS, stepS, Double.NaN, tflopsPrinted, convention, conventionFlops,

@@ -1,0 +1,10 @@
+package dev.trainadvisor.facts;
+
+/**
+ * What the run's log says about steps that did not update the model.
+ *
+ * @param steps        optimizer steps observed
+ * @param skippedSteps of those, skipped for overflow (fp16 loss scaling)
+ * @param lossScale    the loss scale at the end, NaN if not logged
+ */
+public record StepHealthFact(double steps, double skippedSteps, double lossScale, String precision) {}
