@@ -38,7 +38,8 @@ public final class FactBuilder {
         List<Object> facts = new ArrayList<>();
         facts.add(runFact(c, run, fitted));
         facts.add(new PredictionFact(p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
-                p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model()));
+                p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model(),
+                p.flopsPerToken().hardware(), p.compute().waveEfficiency(), p.compute().tokensPerMicroBatch()));
         for (Phase ph : p.phases())
             facts.add(new PhaseFact(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.exposedSeconds() / p.stepTimeS(), ph.link()));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));

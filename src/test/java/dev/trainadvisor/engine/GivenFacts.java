@@ -38,7 +38,18 @@ final class GivenFacts {
 
     /** A predicted step of {@code stepS} seconds at {@code tokensPerGpuPerS}. */
     GivenFacts step(double stepS, double tokensPerGpuPerS) {
-        facts.add(new PredictionFact(stepS, tokensPerGpuPerS, 150, 0.48, stepS * 0.8, stepS * 0.2, 0.02, 0, 4.46e10));
+        facts.add(new PredictionFact(stepS, tokensPerGpuPerS, 150, 0.48, stepS * 0.8, stepS * 0.2, 0.02, 0, 4.46e10, 4.46e10,
+                0.95, 4096));
+        return this;
+    }
+
+    /**
+     * A predicted step whose compute (80% of it) ran the given hardware over model FLOPs, GEMM wave efficiency and
+     * optimizer seconds.
+     */
+    GivenFacts step(double stepS, double hardwareOverModel, double wave, double optimizerS, double tokensPerMicroBatch) {
+        facts.add(new PredictionFact(stepS, 1000, 150, 0.48, stepS * 0.8, stepS * 0.1, optimizerS, 0, 4.46e10,
+                4.46e10 * hardwareOverModel, wave, tokensPerMicroBatch));
         return this;
     }
 
