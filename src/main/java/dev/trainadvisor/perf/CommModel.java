@@ -146,8 +146,14 @@ public final class CommModel {
         return overlap(out, w, eff.overlapFraction());
     }
 
-    /** One collective before overlap; {@code multiplicity} is how many times the full buffer moves per step. */
-    private record Pending(String name, CollectiveKind kind, String group, int n, double bytesPerCall, long calls,
+    /**
+     * One collective before overlap.
+     *
+     * @param bytesPerPass nccl-tests size of one pass over the buffer (all gradients, one layer's activations)
+     * @param calls        calls that each pay the latency alpha (buckets of a gradient reduction, one per layer for TP)
+     * @param multiplicity how many times the full buffer moves per step
+     */
+    private record Pending(String name, CollectiveKind kind, String group, int n, double bytesPerPass, long calls,
                            LinkChoice link, String window, long multiplicity) {
         Pending(String name, CollectiveKind kind, String group, int n, double bytes, long alphaCalls, LinkChoice link,
                 String window) {
@@ -156,7 +162,7 @@ public final class CommModel {
 
         double seconds() {
             double bw = link.busbwGbps() * 1e9;
-            double transfer = Double.isInfinite(bw) ? 0 : kind.factor(n) * bytesPerCall * multiplicity / bw;
+            double transfer = Double.isInfinite(bw) ? 0 : kind.factor(n) * bytesPerPass * multiplicity / bw;
             return calls * link.alphaUs() * 1e-6 + transfer;
         }
     }
@@ -179,7 +185,7 @@ public final class CommModel {
                 double hidden = Math.min(total, overlapFraction * w.of(p.window()));
                 exposed = s * (1 - hidden / total);
             }
-            out.add(new Collective(p.name(), p.kind(), p.group(), p.n(), p.bytesPerCall(),
+            out.add(new Collective(p.name(), p.kind(), p.group(), p.n(), p.bytesPerPass(),
                     p.multiplicity(), p.link(), s, exposed, p.window()));
         }
         return out;
