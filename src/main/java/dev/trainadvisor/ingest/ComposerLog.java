@@ -21,7 +21,7 @@ public final class ComposerLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             int[] c = new int[2];
             Lines.scan(text, line -> {
                 if (header(line) != null) c[0]++;
@@ -31,9 +31,7 @@ public final class ComposerLog implements LogParser {
             if (c[0] > 0 && c[1] > 0) return 0.9;
             if (c[0] > 0) return 0.5;
             return c[1] >= 3 ? 0.5 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /** {kind, number} of a progress header ({@code [batch=5/5]:}), or null. */

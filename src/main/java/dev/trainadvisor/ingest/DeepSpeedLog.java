@@ -38,7 +38,7 @@ public final class DeepSpeedLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             MegatronCore.Census c = MegatronCore.census(text);
             if (c.profiler()) return 0.95;
             if (c.dsLines() + c.pipeLines() == 0) return 0;
@@ -47,9 +47,7 @@ public final class DeepSpeedLog implements LogParser {
             // under Megatron-DeepSpeed the engine prints one step line per iteration line: the log is DeepSpeed's
             // only when DeepSpeed prints more (timers, wall-clock breakdown), as in deepspeed-1.log
             return c.dsLines() > c.mdsIterations() ? 0.95 : 0.85;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /** An engine, ThroughputTimer or wall-clock breakdown line (pipeline-engine lines: {@link #pipeStep}). */

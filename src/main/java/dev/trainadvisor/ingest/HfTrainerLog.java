@@ -25,7 +25,7 @@ public final class HfTrainerLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             int[] c = new int[2];
             Lines.scan(text, line -> {
                 Map<String, String> d = dict(line);
@@ -36,9 +36,7 @@ public final class HfTrainerLog implements LogParser {
             });
             if (c[0] > 0) return 0.9;
             return c[1] > 0 ? 0.85 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /**

@@ -29,7 +29,7 @@ public final class InternEvoLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             int[] c = new int[3];
             Lines.scan(text, line -> {
                 if (payloadStart(line) >= 0) {
@@ -43,9 +43,7 @@ public final class InternEvoLog implements LogParser {
             if (c[0] > 0) return 0.95;
             if (c[1] > 0) return 0.8;
             return c[2] > 0 ? 0.4 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /**

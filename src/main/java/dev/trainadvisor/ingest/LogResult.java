@@ -41,6 +41,15 @@ final class LogResult {
         }
     }
 
+    /** Runs a parser's confidence check; an unexpected exception means "not this format" (0), never a throw. */
+    static double guardedScore(java.util.function.DoubleSupplier score) {
+        try {
+            return score.getAsDouble();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     ParsedLog build() {
         StepSeries.Summary s = series.summarize();
         s.warnings().forEach(this::warn);

@@ -25,15 +25,13 @@ public final class MegatronDeepSpeedLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             MegatronCore.Census c = MegatronCore.census(text);
             if (c.mdsIterations() > 0) return 0.9;
             if (c.iterations() > 0) return c.deepspeedArg() ? 0.92 : 0.3;
             if (c.argLines() >= 3 && c.deepspeedArg()) return 0.65;
             return 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     @Override

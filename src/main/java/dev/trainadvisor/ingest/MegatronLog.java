@@ -30,7 +30,7 @@ public final class MegatronLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             MegatronCore.Census c = MegatronCore.census(text);
             if (c.iterations() > 0) {
                 if (c.mdsIterations() == 0) return c.dsLines() > c.iterations() ? 0.6 : 0.9;
@@ -38,9 +38,7 @@ public final class MegatronLog implements LogParser {
             }
             if (c.argLines() >= 3) return c.deepspeedArg() ? 0.55 : 0.6;
             return 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     @Override

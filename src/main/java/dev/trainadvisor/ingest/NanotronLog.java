@@ -29,16 +29,14 @@ public final class NanotronLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             int[] c = new int[1];
             Lines.scan(text, line -> {
                 if (iterationAt(line) >= 0) c[0]++;
                 return c[0] == 0;                       // one iteration line decides
             });
             return c[0] > 0 ? 0.95 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /** Index of {@code iteration: N / M |}, or -1. */

@@ -24,15 +24,13 @@ public final class NcclTestsLog implements LogParser {
      */
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             NcclTests t = NcclTests.parse(text, 2);               // none, one or more: the first two rows tell
             boolean marker = text.contains("nThread") || text.contains("Avg bus bandwidth")
                     || (text.contains("busbw") && text.contains("algbw"));
             if (!t.rows().isEmpty()) return marker ? 0.95 : t.rows().size() >= 2 ? 0.8 : 0.4;
             return marker ? 0.3 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     @Override

@@ -19,7 +19,7 @@ public final class TorchtitanLog implements LogParser {
 
     @Override
     public double confidence(String text) {
-        try {
+        return LogResult.guardedScore(() -> {
             int[] c = new int[2];
             Lines.scan(text, line -> {
                 if (stepLine(line) >= 0) c[0]++;
@@ -28,9 +28,7 @@ public final class TorchtitanLog implements LogParser {
             });
             if (c[0] > 0) return 0.95;
             return c[1] > 0 ? 0.4 : 0;
-        } catch (RuntimeException e) {
-            return 0;
-        }
+        });
     }
 
     /** Index of {@code step:} on a metrics line (one that also has {@code memory:} and {@code tps:}/{@code wps:}), or -1. */
