@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Reads an InternLM / InternEvo config file ({@code configs/7B_sft.py}, log-formats.md section 1.5) into dotted
@@ -1081,58 +1082,50 @@ public final class InternEvoConfig {
         private Map<String, Object> dictCall() {
             int close = closing();
             if (!t.isOp(close, ")")) throw bad("'(' closed by '" + t.val[close] + "'");
-            pos++;
-            enter();
-            Map<String, Object> m = new LinkedHashMap<>();
-            while (pos < close) {
-                int entry = pos, level = path.size(), savedDepth = depth;
-                String key = null;
-                try {
-                    if (t.kind[pos] != NAME || !t.isOp(pos + 1, "=") || keyword(pos))
-                        throw bad("expected key=value, got '" + t.text(pos, pos + 1) + "'");
-                    key = (String) t.val[pos];
-                    pos += 2;
-                    path.addLast(key);
-                    Object v = expr();
-                    if (pos != close && !at(",")) throw bad("unexpected '" + t.text(pos, pos + 1) + "'");
-                    m.put(key, v);
-                    path.removeLast();
-                } catch (Bad b) {
-                    entryFailed(b, key, entry, close, level, savedDepth);
-                    if (key != null) m.put(key, Skipped.SKIPPED);
-                }
-                if (at(",")) pos++;
-            }
-            pos = close + 1;
-            depth--;
-            return m;
+            return entries(close, "=", () -> {
+                if (t.kind[pos] != NAME || !t.isOp(pos + 1, "=") || keyword(pos))
+                    throw bad("expected key=value, got '" + t.text(pos, pos + 1) + "'");
+                return (String) t.val[pos++];
+            });
         }
 
         // '{' [expr ':' expr (',' expr ':' expr)* [',']] '}'
         private Map<String, Object> braceDict() {
             int close = closing();
             if (!t.isOp(close, "}")) throw bad("'{' closed by '" + t.val[close] + "'");
+            return entries(close, ":", () -> {
+                int at = pos;
+                Object k = expr();
+                if (!(k instanceof String) && !(k instanceof Long) && !(k instanceof Boolean))
+                    throw new Bad("dict key " + show(k) + " not supported", at);
+                return String.valueOf(k instanceof Boolean b ? (b ? "True" : "False") : k);
+            });
+        }
+
+        /**
+         * The entries of a dict whose opening bracket is at {@code pos} and closing one at {@code close}: each is a
+         * key read by {@code key}, then {@code separator}, then a value. An entry that fails is reported, kept as
+         * {@link Skipped#SKIPPED} when its key was read, and the rest of the dict is still read.
+         */
+        private Map<String, Object> entries(int close, String separator, Supplier<String> key) {
             pos++;
             enter();
             Map<String, Object> m = new LinkedHashMap<>();
             while (pos < close) {
                 int entry = pos, level = path.size(), savedDepth = depth;
-                String key = null;
+                String k = null;
                 try {
-                    Object k = expr();
-                    if (!(k instanceof String) && !(k instanceof Long) && !(k instanceof Boolean))
-                        throw new Bad("dict key " + show(k) + " not supported", entry);
-                    key = String.valueOf(k instanceof Boolean b ? (b ? "True" : "False") : k);
-                    if (!at(":")) throw bad("expected ':' after a dict key");
+                    k = key.get();
+                    if (!at(separator)) throw bad("expected '" + separator + "' after a dict key");
                     pos++;
-                    path.addLast(key);
+                    path.addLast(k);
                     Object v = expr();
                     if (pos != close && !at(",")) throw bad("unexpected '" + t.text(pos, pos + 1) + "'");
-                    m.put(key, v);
+                    m.put(k, v);
                     path.removeLast();
                 } catch (Bad b) {
-                    entryFailed(b, key, entry, close, level, savedDepth);
-                    if (key != null) m.put(key, Skipped.SKIPPED);
+                    entryFailed(b, k, entry, close, level, savedDepth);
+                    if (k != null) m.put(k, Skipped.SKIPPED);
                 }
                 if (at(",")) pos++;
             }
