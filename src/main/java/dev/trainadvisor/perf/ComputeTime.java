@@ -74,6 +74,10 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         boolean sp = p.sequenceParallel() && tp > 1;
         double replicated = (4 * h + 6 * h) / (sp ? tp : 1);          // two norms (read+write), two residual adds
         double split = (2 * (h + kv) + (m.gatedMlp() ? 3 : 2) * ffnOut * (m.isMoe() ? m.moe().topK() : 1)) / tp;
+        // without flash attention each token's row of heads x seqLen scores goes through HBM (all of it: the causal
+        // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
+        // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
+        // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
         double softmax = t.flashAttention() ? 0 : 6.0 * m.heads() * t.seqLen() / tp;
         // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
