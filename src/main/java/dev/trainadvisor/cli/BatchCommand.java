@@ -120,7 +120,8 @@ final class BatchCommand implements Callable<Integer> {
             case html -> Html.of(BatchTable.of(out, names));
         };
         common.write(text, spec.commandLine().getOut());
-        if (bad > 0) err.println(bad + " file(s) could not be advised; the other " + out.size() + " were");
+        if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
+                + out.size());
         err.flush();
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
     }
