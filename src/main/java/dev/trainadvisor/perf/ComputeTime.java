@@ -9,7 +9,7 @@ import dev.trainadvisor.spec.Training;
 
 /**
  * Time of one micro-batch's forward and backward on the slowest pipeline stage of one GPU:
- * GEMMs at peak x efficiency x wave quantization, the attention core at FlashAttention's rate,
+ * GEMMs at peak x efficiency x wave quantization, the attention core at its fused kernel's rate,
  * and element-wise work (norms, residuals, rotary, activation, cross-entropy) at HBM bandwidth.
  *
  * @param gemmSeconds      forward + backward (+ recompute) GEMM time per micro-batch
@@ -67,7 +67,9 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double layerGemmFwd = tokens * layers * linear / tp / (gemmRate * wave);
         double logitsFwd = tokens * 2 * h * m.vocab() / tp / (gemmRate * logitsWave);
         double causal = t.flashAttention() ? 0.5 : 1.0;
-        double attnRate = t.flashAttention() ? peakBf16 * eff.attentionFractionOfPeak() : peakBf16 * eff.gemmFractionOfPeak();
+        double attnRate = t.flashAttention()
+                ? peakBf16 * eff.attentionFractionOfPeak() * Efficiency.attentionKernelSpeed(t.attentionKernel())
+                : peakBf16 * eff.gemmFractionOfPeak();
         double attnFwd = tokens * layers * core * causal / tp / attnRate;
 
         // element-wise bytes per token per layer, forward, 2-byte activations

@@ -7,7 +7,7 @@ import java.util.Map;
  *
  * @param peakTflops dense tensor-core peak per precision, from the datasheet
  * @param mamfTflopsBf16 measured maximum achievable bf16 matmul TFLOPS, or NaN when unmeasured
- * @param attentionFraction measured FlashAttention forward + backward throughput over dense bf16 peak, or NaN
+ * @param attentionFraction FlashAttention-2 forward + backward throughput over dense bf16 peak as benchmarked, or NaN
  * @param nvlinkLink the NVLink generation of this GPU's NVLink (SXM) nodes, or null for PCIe-only cards
  */
 public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, double hbmGbps,

@@ -49,7 +49,7 @@ public final class SpecReader {
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
             "overlap_tp_comm");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
-            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention");
+            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel");
     private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
             "step_time_s", "fwd_bwd_time_s", "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps",
             "loss_scale");
@@ -152,6 +152,10 @@ public final class SpecReader {
         if (training.precision() == Precision.BF16 && cluster.gpu().peakTflops().get(Precision.BF16) == null)
             throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
                     + " has no bf16 tensor cores (use fp16)");
+        if (training.attentionKernel() == AttentionKernel.FA3 && !"Hopper".equals(cluster.gpu().architecture()))
+            throw top.error("training.attention_kernel", "a kernel the GPU runs: FlashAttention-3 needs a Hopper GPU, "
+                    + cluster.gpu().key() + " is " + (cluster.gpu().architecture() == null || cluster.gpu().architecture().isEmpty() ? "of unknown architecture"
+                    : cluster.gpu().architecture()));
         if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
@@ -339,7 +343,11 @@ public final class SpecReader {
         if (t.has("recompute_fraction") && rc != Recompute.FULL)
             throw t.error("recompute_fraction", "recompute: full with it (the share of layers that recompute in full); recompute is "
                     + rc.key());
-        return new Training(seq, mbs, mb, rc, p, gr, t.bool("flash_attention", true), fraction);
+        boolean flash = t.bool("flash_attention", true);
+        AttentionKernel kernel = t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class, AttentionKernel::parse);
+        if (t.has("attention_kernel") && !flash)
+            throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
+        return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel);
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

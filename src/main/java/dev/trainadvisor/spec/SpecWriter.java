@@ -112,6 +112,7 @@ public final class SpecWriter {
         o.put("precision", t.precision().key());
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());
+        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", t.attentionKernel().key());
         return o;
     }
 

@@ -6,15 +6,23 @@ package dev.trainadvisor.spec;
  * @param microBatches      gradient-accumulation steps per optimizer step (InternEvo micro_num)
  * @param recomputeFraction with full recompute, the share of layers that recompute (InternEvo checkpoint=0.5,
  *                          torchtitan's "selective layer" checkpointing of every other layer); 1 otherwise
+ * @param attentionKernel   the fused attention kernel when {@code flashAttention} is on (FlashAttention-2 by default)
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
-                       double recomputeFraction) {
+                       double recomputeFraction, AttentionKernel attentionKernel) {
 
     /** Every layer recomputes under full recompute. */
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
                     Precision gradReducePrecision, boolean flashAttention) {
         this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention, 1.0);
+    }
+
+    /** FlashAttention-2 when flash attention is on. */
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention, double recomputeFraction) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, AttentionKernel.FA2);
     }
 
     /** Tokens one data-parallel replica consumes per optimizer step. */
