@@ -63,8 +63,8 @@ public final class Fit {
 
     /**
      * Prior on ln(compute scale) around 1. After the calibration of Efficiency.TRAINING_FRACTION_OF_BENCHMARK,
-     * observed/predicted throughput of the 226 reference runs has an interquartile range of 0.95-1.06 and a
-     * standard deviation of ln 0.10; single frameworks miss by more (torchtitan's runs by +17% on average,
+     * observed/predicted throughput of the 226 reference runs has an interquartile range of 0.96-1.06 and a
+     * standard deviation of ln 0.10; single frameworks miss by more (torchtitan's runs by +13% on average,
      * README "Calibration"), and a run outside the catalogued hardware, kernels and frameworks more again, so 0.3
      * (a factor 1.35 at one sigma, 1.8 at two) keeps the prior weak next to the 3% of a measured time.
      */

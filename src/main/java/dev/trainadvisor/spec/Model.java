@@ -6,9 +6,19 @@ package dev.trainadvisor.spec;
  * @param moe null for a dense model
  * @param mlpRatio the FFN ratio a framework config declares (InternEvo's mlp_ratio, 8/3 for InternLM-7B whose
  *                 ffn_hidden 11008 rounds 4096*8/3 up to a multiple of 256); only FLOPs conventions use it
+ * @param norm              the layer norm (element-wise traffic of eager kernels)
+ * @param positionEmbedding rope adds a rotary pass over q and k to every layer
  */
 public record Model(String name, int layers, int hidden, int heads, int kvHeads, int ffnHidden, int vocab,
-                    boolean gatedMlp, boolean tiedEmbeddings, boolean qkvBias, Moe moe, double mlpRatio) {
+                    boolean gatedMlp, boolean tiedEmbeddings, boolean qkvBias, Moe moe, double mlpRatio,
+                    Norm norm, PositionEmbedding positionEmbedding) {
+
+    /** A Llama-style model: RMSNorm and rotary position embeddings. */
+    public Model(String name, int layers, int hidden, int heads, int kvHeads, int ffnHidden, int vocab,
+                 boolean gatedMlp, boolean tiedEmbeddings, boolean qkvBias, Moe moe, double mlpRatio) {
+        this(name, layers, hidden, heads, kvHeads, ffnHidden, vocab, gatedMlp, tiedEmbeddings, qkvBias, moe, mlpRatio,
+                Norm.RMSNORM, PositionEmbedding.ROPE);
+    }
 
     public int headDim() { return hidden / heads; }
 

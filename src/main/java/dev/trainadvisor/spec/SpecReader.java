@@ -49,7 +49,8 @@ public final class SpecReader {
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
             "overlap_tp_comm");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
-            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel");
+            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
+            "elementwise_kernels");
     private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
             "step_time_s", "fwd_bwd_time_s", "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps",
             "loss_scale");
@@ -324,7 +325,9 @@ public final class SpecReader {
         String name = m.string("name", raw.isTextual() ? raw.asText() : "custom-model");
         return new Model(name, layers, hidden, heads, kvHeads, ffn, vocab, m.bool("gated_mlp", true),
                 m.bool("tied_embeddings", false), m.bool("qkv_bias", false), moe,
-                m.positiveDouble("mlp_ratio", (double) ffn / hidden));
+                m.positiveDouble("mlp_ratio", (double) ffn / hidden),
+                m.choice("norm", Norm.RMSNORM, Norm.class, Norm::parse),
+                m.choice("position_embedding", PositionEmbedding.ROPE, PositionEmbedding.class, PositionEmbedding::parse));
     }
 
     // ---------------------------------------------------------------- training and parallel
@@ -347,7 +350,8 @@ public final class SpecReader {
         AttentionKernel kernel = t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class, AttentionKernel::parse);
         if (t.has("attention_kernel") && !flash)
             throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
-        return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel);
+        return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
+                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class, ElementwiseKernels::parse));
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

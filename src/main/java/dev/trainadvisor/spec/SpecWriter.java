@@ -75,6 +75,8 @@ public final class SpecWriter {
         o.put("tied_embeddings", m.tiedEmbeddings());
         o.put("qkv_bias", m.qkvBias());
         o.put("mlp_ratio", m.mlpRatio());
+        o.put("norm", m.norm().key());
+        o.put("position_embedding", m.positionEmbedding().key());
         if (m.moe() != null) {
             ObjectNode moe = o.putObject("moe");
             moe.put("experts", m.moe().experts());
@@ -113,6 +115,7 @@ public final class SpecWriter {
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());
         if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", t.attentionKernel().key());
+        if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", t.elementwiseKernels().key());
         return o;
     }
 

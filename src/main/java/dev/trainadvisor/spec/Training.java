@@ -7,10 +7,11 @@ package dev.trainadvisor.spec;
  * @param recomputeFraction with full recompute, the share of layers that recompute (InternEvo checkpoint=0.5,
  *                          torchtitan's "selective layer" checkpointing of every other layer); 1 otherwise
  * @param attentionKernel   the fused attention kernel when {@code flashAttention} is on (FlashAttention-2 by default)
+ * @param elementwiseKernels fused (the default) or PyTorch eager composites for norms, rotary and the activation
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
-                       double recomputeFraction, AttentionKernel attentionKernel) {
+                       double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels) {
 
     /** Every layer recomputes under full recompute. */
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
@@ -22,7 +23,7 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
                     Precision gradReducePrecision, boolean flashAttention, double recomputeFraction) {
         this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, AttentionKernel.FA2);
+                recomputeFraction, AttentionKernel.FA2, ElementwiseKernels.FUSED);
     }
 
     /** Tokens one data-parallel replica consumes per optimizer step. */

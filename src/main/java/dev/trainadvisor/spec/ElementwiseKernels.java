@@ -1,0 +1,21 @@
+package dev.trainadvisor.spec;
+
+import java.util.Locale;
+
+/**
+ * How a framework runs the element-wise work of a layer (norms, rotary, the MLP activation).
+ * {@code FUSED}: one kernel per operation or fewer: hand-fused kernels (Megatron, Transformer Engine, Apex,
+ * InternEvo), torch.compile, or PyTorch's native single-kernel LayerNorm and GELU. {@code EAGER}: PyTorch eager
+ * composites, as torchtitan runs without torch.compile: RMSNorm as seven kernels through fp32, rotary through
+ * complex fp32, SiLU and the gate's product apart.
+ */
+public enum ElementwiseKernels {
+    FUSED, EAGER;
+
+    public String key() { return name().toLowerCase(Locale.ROOT); }
+
+    public static ElementwiseKernels parse(String s) {
+        for (ElementwiseKernels k : values()) if (k.key().equalsIgnoreCase(s.trim())) return k;
+        return null;
+    }
+}
