@@ -1,7 +1,5 @@
 package dev.trainadvisor.spec;
 
-import java.util.Locale;
-
 /**
  * How a framework runs the element-wise work of a layer (norms, rotary, the MLP activation).
  * {@code FUSED}: one kernel per operation or fewer: hand-fused kernels (Megatron, Transformer Engine, Apex,
@@ -11,11 +9,4 @@ import java.util.Locale;
  */
 public enum ElementwiseKernels {
     FUSED, EAGER;
-
-    public String key() { return name().toLowerCase(Locale.ROOT); }
-
-    public static ElementwiseKernels parse(String s) {
-        for (ElementwiseKernels k : values()) if (k.key().equalsIgnoreCase(s.trim())) return k;
-        return null;
-    }
 }

@@ -144,6 +144,14 @@ final class Fields {
         return n.asBoolean();
     }
 
+    /** One of an enum's constants by its lower-case name. */
+    <E extends Enum<E>> E choice(String name, E dflt, Class<E> type) {
+        return choice(name, dflt, type, s -> {
+            for (E e : type.getEnumConstants()) if (e.name().equalsIgnoreCase(s.trim())) return e;
+            return null;
+        });
+    }
+
     <E extends Enum<E>> E choice(String name, E dflt, Class<E> type, java.util.function.Function<String, E> parse) {
         noNull(name, "one of " + java.util.Arrays.stream(type.getEnumConstants())
                 .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList());

@@ -326,8 +326,8 @@ public final class SpecReader {
         return new Model(name, layers, hidden, heads, kvHeads, ffn, vocab, m.bool("gated_mlp", true),
                 m.bool("tied_embeddings", false), m.bool("qkv_bias", false), moe,
                 m.positiveDouble("mlp_ratio", (double) ffn / hidden),
-                m.choice("norm", Norm.RMSNORM, Norm.class, Norm::parse),
-                m.choice("position_embedding", PositionEmbedding.ROPE, PositionEmbedding.class, PositionEmbedding::parse));
+                m.choice("norm", Norm.RMSNORM, Norm.class),
+                m.choice("position_embedding", PositionEmbedding.ROPE, PositionEmbedding.class));
     }
 
     // ---------------------------------------------------------------- training and parallel
@@ -351,7 +351,7 @@ public final class SpecReader {
         if (t.has("attention_kernel") && !flash)
             throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
-                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class, ElementwiseKernels::parse));
+                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class));
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

@@ -62,6 +62,9 @@ public final class SpecWriter {
         return o;
     }
 
+    /** An enum as the run file spells it. */
+    static String key(Enum<?> e) { return e.name().toLowerCase(java.util.Locale.ROOT); }
+
     static ObjectNode model(Model m) {
         ObjectNode o = F.objectNode();
         o.put("name", m.name());
@@ -75,8 +78,8 @@ public final class SpecWriter {
         o.put("tied_embeddings", m.tiedEmbeddings());
         o.put("qkv_bias", m.qkvBias());
         o.put("mlp_ratio", m.mlpRatio());
-        o.put("norm", m.norm().key());
-        o.put("position_embedding", m.positionEmbedding().key());
+        o.put("norm", key(m.norm()));
+        o.put("position_embedding", key(m.positionEmbedding()));
         if (m.moe() != null) {
             ObjectNode moe = o.putObject("moe");
             moe.put("experts", m.moe().experts());
@@ -115,7 +118,7 @@ public final class SpecWriter {
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());
         if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", t.attentionKernel().key());
-        if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", t.elementwiseKernels().key());
+        if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         return o;
     }
 
