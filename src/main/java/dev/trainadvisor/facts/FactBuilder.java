@@ -1,13 +1,16 @@
 package dev.trainadvisor.facts;
 
 import dev.trainadvisor.perf.Collective;
+import dev.trainadvisor.perf.ComputeTime;
 import dev.trainadvisor.perf.ConventionFlops;
 import dev.trainadvisor.perf.MemoryEstimate;
 import dev.trainadvisor.perf.ObservedThroughput;
 import dev.trainadvisor.perf.Phase;
 import dev.trainadvisor.perf.StepPrediction;
+import dev.trainadvisor.spec.AttentionKernel;
 import dev.trainadvisor.spec.Catalog;
 import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.ElementwiseKernels;
 import dev.trainadvisor.spec.FlopsConvention;
 import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Measurements;
@@ -43,6 +46,7 @@ public final class FactBuilder {
         for (Phase ph : p.phases())
             facts.add(new PhaseFact(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.exposedSeconds() / p.stepTimeS(), ph.link()));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
+        facts.add(kernelFact(c, run, p));
         MemoryEstimate m = p.memory();
         facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
                 m.activationsGb(), m.logitsGb(), m.buffersGb()));
@@ -54,6 +58,22 @@ public final class FactBuilder {
             if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, expected));
         }
         return facts;
+    }
+
+    /** The attention and element-wise kernels' share of the step, and what FlashAttention-2 and fused kernels save. */
+    public static KernelFact kernelFact(Cluster c, RunMetrics run, StepPrediction p) {
+        Training t = run.training();
+        double mb = t.microBatches();
+        ComputeTime now = p.compute();
+        ComputeTime fa2 = ComputeTime.of(run.model(), run.parallel(), t.withAttention(true, AttentionKernel.FA2), c.gpu(), p.efficiency());
+        ComputeTime fused = ComputeTime.of(run.model(), run.parallel(), t.withElementwise(ElementwiseKernels.FUSED), c.gpu(),
+                p.efficiency());
+        // FA3 is faster than FA2: nothing to save there, as with FA2 itself
+        double attentionSaving = Math.max(0, now.microBatchSeconds() - fa2.microBatchSeconds()) * mb;
+        double elementwiseSaving = Math.max(0, now.microBatchSeconds() - fused.microBatchSeconds()) * mb;
+        return new KernelFact(t.flashAttention() ? t.attentionKernel().key() : "none",
+                t.elementwiseKernels().name().toLowerCase(java.util.Locale.ROOT), now.attentionSeconds() * mb, attentionSaving,
+                now.memorySeconds() * mb, elementwiseSaving, p.stepTimeS());
     }
 
     public static CollectiveFact collectiveFact(Collective col, double stepTimeS) {

@@ -31,4 +31,16 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
 
     /** The share of layers that recompute their whole forward: 0 without full recompute. */
     public double fullRecomputeShare() { return recompute == Recompute.FULL ? recomputeFraction : 0; }
+
+    /** The same step with flash attention on or off and the given kernel. */
+    public Training withAttention(boolean flash, AttentionKernel kernel) {
+        return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flash,
+                recomputeFraction, kernel, elementwiseKernels);
+    }
+
+    /** The same step with the element-wise work run by the given kernels. */
+    public Training withElementwise(ElementwiseKernels kernels) {
+        return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, kernels);
+    }
 }

@@ -87,6 +87,14 @@ final class GivenFacts {
         return this;
     }
 
+    /** The run's kernels: attention and element-wise seconds per step and what FA2 and fused kernels would save. */
+    GivenFacts kernels(String attentionKernel, String elementwiseKernels, double attentionS, double attentionSavingS,
+                       double elementwiseS, double elementwiseSavingS, double stepS) {
+        facts.add(new dev.trainadvisor.facts.KernelFact(attentionKernel, elementwiseKernels, attentionS, attentionSavingS,
+                elementwiseS, elementwiseSavingS, stepS));
+        return this;
+    }
+
     GivenFacts stepHealth(double steps, double skipped, double lossScale, String precision) {
         facts.add(new dev.trainadvisor.facts.StepHealthFact(steps, skipped, lossScale, precision));
         return this;
