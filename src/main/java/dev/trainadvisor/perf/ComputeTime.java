@@ -1,11 +1,8 @@
 package dev.trainadvisor.perf;
 
-import dev.trainadvisor.spec.ElementwiseKernels;
 import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Model;
-import dev.trainadvisor.spec.Norm;
 import dev.trainadvisor.spec.Parallel;
-import dev.trainadvisor.spec.PositionEmbedding;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.Training;
@@ -13,7 +10,7 @@ import dev.trainadvisor.spec.Training;
 /**
  * Time of one micro-batch's forward and backward on the slowest pipeline stage of one GPU:
  * GEMMs at peak x efficiency x wave quantization, the attention core at its fused kernel's rate,
- * and element-wise work (norms, residuals, rotary, activation, cross-entropy) at HBM bandwidth.
+ * and element-wise work (norms, residuals, rotary, activation, cross-entropy; {@link ElementwiseBytes}) at HBM bandwidth.
  *
  * @param gemmSeconds      forward + backward (+ recompute) GEMM time per micro-batch
  * @param attentionSeconds attention core time per micro-batch
@@ -27,20 +24,6 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
 
     /** cuBLAS tiles of 128 x 128 outputs, one per SM per wave (NVIDIA, "Matrix Multiplication Background User's Guide"). */
     static final int TILE = 128;
-
-    /*
-     * Bytes per element that PyTorch eager composites move over a fused kernel's read-once, write-once (2 + 2 bytes
-     * in bf16), counted kernel by kernel (read + write):
-     * RMSNorm (ATen's rms_norm in aten/src/ATen/native/layer_norm.cpp; torchtitan's and Meta's RMSNorm modules alike):
-     *   to(fp32) 2+4, pow 4+4, mean 4, x * rsqrt 4+4, type_as 4+2, * weight 2+2 = 36 bytes: 9x.
-     * Rotary through complex fp32 (Meta's and torchtitan's apply_rotary_emb): float() 2+4, complex multiply 4+4,
-     *   type_as 4+2 = 20 bytes: 5x.
-     * SiLU(gate) * up as two kernels: silu 2+2, multiply 4+2 = 10 bytes over the fused 4+2: 10/6.
-     * LayerNorm, GELU and the residual adds are single native kernels either way. Backward keeps the ratio.
-     */
-    static final double EAGER_RMSNORM = 36.0 / 4;
-    static final double EAGER_ROTARY = 20.0 / 4;
-    static final double EAGER_SWIGLU = 10.0 / 6;
 
     public double microBatchSeconds() { return forwardSeconds + backwardSeconds; }
 
@@ -89,27 +72,8 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
                 : peakBf16 * eff.gemmFractionOfPeak();
         double attnFwd = tokens * layers * core * causal / tp / attnRate;
 
-        // element-wise bytes per token per layer, forward, 2-byte activations
-        boolean sp = p.sequenceParallel() && tp > 1;
-        boolean eager = t.elementwiseKernels() == ElementwiseKernels.EAGER;
-        double norms = 4 * h * (eager && m.norm() == Norm.RMSNORM ? EAGER_RMSNORM : 1);   // two norms, read + write
-        double replicated = (norms + 6 * h) / (sp ? tp : 1);                                // and two residual adds
-        // rotary reads and writes q and k; learned positions are added once at the embedding, ALiBi inside attention
-        double rotary = m.positionEmbedding() == PositionEmbedding.ROPE ? 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) : 0;
-        double activation = (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffnOut * (m.isMoe() ? m.moe().topK() : 1);
-        double split = (rotary + activation) / tp;
-        // without flash attention each token's row of heads x seqLen scores goes through HBM (all of it: the causal
-        // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
-        // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
-        // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
-        double softmax = t.flashAttention() ? 0 : 6.0 * m.heads() * t.seqLen() / tp;
-        // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
-        // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
-        double fp8Casts = t.precision() == Precision.FP8
-                ? 5.0 * (3 * h + ffnOut * (m.isMoe() ? m.moe().topK() : 1)) / tp : 0;
-        double layerBytesFwd = tokens * layers * (2 * (replicated + split) + softmax + fp8Casts);
-        // logits in bf16 read, upcast to fp32, softmax and its gradient: about 20 bytes per vocabulary entry
-        double ceBytes = tokens * 20.0 * m.vocab() / tp;
+        double layerBytesFwd = tokens * layers * ElementwiseBytes.perTokenPerLayer(m, p, t);
+        double ceBytes = tokens * ElementwiseBytes.crossEntropyPerToken(m, p);
         double hbm = gpu.hbmGbps() * 1e9 * eff.hbmFraction() / eff.elementwiseTraffic();
         double memFwd = layerBytesFwd / hbm;
 

@@ -1,0 +1,65 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.ElementwiseKernels;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Norm;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.PositionEmbedding;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.Training;
+
+/**
+ * The minimal HBM bytes of a layer's memory-bound work per token, forward: each tensor read and written once per
+ * operation (the framework's extra traffic is {@link Efficiency#elementwiseTraffic()}), or what PyTorch eager
+ * composites move instead.
+ */
+final class ElementwiseBytes {
+    private ElementwiseBytes() {}
+
+    /*
+     * Bytes per element that PyTorch eager composites move over a fused kernel's read-once, write-once (2 + 2 bytes
+     * in bf16), counted kernel by kernel (read + write):
+     * RMSNorm (ATen's rms_norm in aten/src/ATen/native/layer_norm.cpp; torchtitan's and Meta's RMSNorm modules alike):
+     *   to(fp32) 2+4, pow 4+4, mean 4, x * rsqrt 4+4, type_as 4+2, * weight 2+2 = 36 bytes: 9x.
+     * Rotary through complex fp32 (Meta's and torchtitan's apply_rotary_emb): float() 2+4, complex multiply 4+4,
+     *   type_as 4+2 = 20 bytes: 5x.
+     * SiLU(gate) * up as two kernels: silu 2+2, multiply 4+2 = 10 bytes over the fused 4+2: 10/6.
+     * LayerNorm, GELU and the residual adds are single native kernels either way. Backward keeps the ratio.
+     */
+    static final double EAGER_RMSNORM = 36.0 / 4;
+    static final double EAGER_ROTARY = 20.0 / 4;
+    static final double EAGER_SWIGLU = 10.0 / 6;
+
+    /** Bytes per token of one layer's norms, residual adds, rotary, activation, softmax (without flash) and fp8 casts. */
+    static double perTokenPerLayer(Model m, Parallel p, Training t) {
+        int tp = p.tp();
+        double h = m.hidden();
+        double kv = (double) m.kvHeads() * m.headDim();
+        double ffn = (m.isMoe() ? m.moe().ffnHidden() : m.ffnHidden()) * (m.isMoe() ? m.moe().topK() : 1);
+        boolean eager = t.elementwiseKernels() == ElementwiseKernels.EAGER;
+
+        // elements read + written, 2 bytes each: two norms and two residual adds run on the whole hidden state
+        // unless sequence parallelism splits them over the tensor-parallel group
+        double norms = 4 * h * (eager && m.norm() == Norm.RMSNORM ? EAGER_RMSNORM : 1);
+        double replicated = (norms + 6 * h) / (p.sequenceParallel() && tp > 1 ? tp : 1);
+        // rotary reads and writes q and k; learned positions are added once at the embedding, ALiBi inside attention
+        double rotary = m.positionEmbedding() == PositionEmbedding.ROPE ? 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) : 0;
+        double activation = (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn;
+        double split = (rotary + activation) / tp;
+
+        // without flash attention each token's row of heads x seqLen scores goes through HBM (all of it: the causal
+        // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
+        // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
+        // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
+        double softmax = t.flashAttention() ? 0 : 6.0 * m.heads() * t.seqLen() / tp;
+        // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
+        // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
+        double fp8Casts = t.precision() == Precision.FP8 ? 5.0 * (3 * h + ffn) / tp : 0;
+        return 2 * (replicated + split) + softmax + fp8Casts;
+    }
+
+    /** Logits in bf16 read, upcast to fp32, softmax and its gradient: about 20 bytes per vocabulary entry and token. */
+    static double crossEntropyPerToken(Model m, Parallel p) {
+        return 20.0 * m.vocab() / p.tp();
+    }
+}
