@@ -13,25 +13,22 @@ package dev.trainadvisor.ingest;
  * 1e9 bytes as the MemoryMonitor logs them) → peak_memory_gb; steps = the last batch. Extra: samples_per_s, device_samples_per_s, tokens_per_s.
  * A header that counts tokens or samples instead of batches numbers the blocks in order.
  */
-public final class ComposerLog implements LogParser {
+public final class ComposerLog extends GuardedLogParser {
     public static final String FORMAT = "composer";
 
-    @Override
-    public String format() { return FORMAT; }
+    public ComposerLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            int[] c = new int[2];
-            Lines.scan(text, line -> {
-                if (header(line) != null) c[0]++;
-                else if (line.strip().startsWith("Train ") && line.indexOf(": ") > 0 && line.contains("/")) c[1]++;
-                return c[0] == 0 || c[1] == 0;          // a header and a metric line decide
-            });
-            if (c[0] > 0 && c[1] > 0) return 0.9;
-            if (c[0] > 0) return 0.5;
-            return c[1] >= 3 ? 0.5 : 0;
+    double score(String text) {
+        int[] c = new int[2];
+        Lines.scan(text, line -> {
+            if (header(line) != null) c[0]++;
+            else if (line.strip().startsWith("Train ") && line.indexOf(": ") > 0 && line.contains("/")) c[1]++;
+            return c[0] == 0 || c[1] == 0;          // a header and a metric line decide
         });
+        if (c[0] > 0 && c[1] > 0) return 0.9;
+        if (c[0] > 0) return 0.5;
+        return c[1] >= 3 ? 0.5 : 0;
     }
 
     /** {kind, number} of a progress header ({@code [batch=5/5]:}), or null. */
@@ -52,12 +49,9 @@ public final class ComposerLog implements LogParser {
         return null;
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         long step = -1;

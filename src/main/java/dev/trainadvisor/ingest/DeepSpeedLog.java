@@ -29,25 +29,22 @@ import java.util.Map;
  * engine Megatron-DeepSpeed prints 0 skipped iterations while the engine counts its overflow skips). A Hugging Face
  * Trainer run on DeepSpeed (Trainer dicts and engine lines) is left to {@link HfTrainerLog} (confidence 0.85 here).
  */
-public final class DeepSpeedLog implements LogParser {
+public final class DeepSpeedLog extends GuardedLogParser {
     public static final String FORMAT = "deepspeed";
     static final double GIB_TO_GB = 1.073741824;
 
-    @Override
-    public String format() { return FORMAT; }
+    public DeepSpeedLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            MegatronCore.Census c = MegatronCore.census(text);
-            if (c.profiler()) return 0.95;
-            if (c.dsLines() + c.pipeLines() == 0) return 0;
-            // the Hugging Face Trainer run on DeepSpeed: the Trainer's dicts say more than the engine's lines
-            if (c.mdsIterations() == 0) return c.trainerDicts() > 0 ? 0.85 : 0.95;
-            // under Megatron-DeepSpeed the engine prints one step line per iteration line: the log is DeepSpeed's
-            // only when DeepSpeed prints more (timers, wall-clock breakdown), as in deepspeed-1.log
-            return c.dsLines() > c.mdsIterations() ? 0.95 : 0.85;
-        });
+    double score(String text) {
+        MegatronCore.Census c = MegatronCore.census(text);
+        if (c.profiler()) return 0.95;
+        if (c.dsLines() + c.pipeLines() == 0) return 0;
+        // the Hugging Face Trainer run on DeepSpeed: the Trainer's dicts say more than the engine's lines
+        if (c.mdsIterations() == 0) return c.trainerDicts() > 0 ? 0.85 : 0.95;
+        // under Megatron-DeepSpeed the engine prints one step line per iteration line: the log is DeepSpeed's
+        // only when DeepSpeed prints more (timers, wall-clock breakdown), as in deepspeed-1.log
+        return c.dsLines() > c.mdsIterations() ? 0.95 : 0.85;
     }
 
     /** An engine, ThroughputTimer or wall-clock breakdown line (pipeline-engine lines: {@link #pipeStep}). */
@@ -85,8 +82,8 @@ public final class DeepSpeedLog implements LogParser {
     }
 
     @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text, FORMAT));
+    ParsedLog read(String text) {
+        return read(text, FORMAT);
     }
 
     /** Reads DeepSpeed's lines and Megatron-DeepSpeed's; {@code format} labels the result. */

@@ -17,26 +17,23 @@ import java.util.Map;
  * train_loss, total_flos, logged_steps (the per-step dicts), last_epoch. ParsedLog.steps is the number of per-step
  * dicts.
  */
-public final class HfTrainerLog implements LogParser {
+public final class HfTrainerLog extends GuardedLogParser {
     public static final String FORMAT = "hf-trainer";
 
-    @Override
-    public String format() { return FORMAT; }
+    public HfTrainerLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            int[] c = new int[2];
-            Lines.scan(text, line -> {
-                Map<String, String> d = dict(line);
-                if (d != null && (d.containsKey("loss") || d.containsKey("train_runtime") || d.containsKey("eval_loss")))
-                    c[0]++;
-                else if (line.contains("***** train metrics *****")) c[1]++;
-                return c[0] == 0;                       // one Trainer dict decides
-            });
-            if (c[0] > 0) return 0.9;
-            return c[1] > 0 ? 0.85 : 0;
+    double score(String text) {
+        int[] c = new int[2];
+        Lines.scan(text, line -> {
+            Map<String, String> d = dict(line);
+            if (d != null && (d.containsKey("loss") || d.containsKey("train_runtime") || d.containsKey("eval_loss")))
+                c[0]++;
+            else if (line.contains("***** train metrics *****")) c[1]++;
+            return c[0] == 0;                       // one Trainer dict decides
         });
+        if (c[0] > 0) return 0.9;
+        return c[1] > 0 ? 0.85 : 0;
     }
 
     /**
@@ -84,12 +81,9 @@ public final class HfTrainerLog implements LogParser {
         return out.isEmpty() ? null : out;
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         Map<String, String> end = new LinkedHashMap<>();
         int logged = 0;

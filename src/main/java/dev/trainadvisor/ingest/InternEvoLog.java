@@ -19,31 +19,28 @@ package dev.trainadvisor.ingest;
  * {@code micro_num}. Extra: real_tokens_per_gpu_per_s ({@code real_tgs}), tokens_per_step (the increase of
  * {@code num_consumed_tokens} per step, all DP ranks).
  */
-public final class InternEvoLog implements LogParser {
+public final class InternEvoLog extends GuardedLogParser {
     public static final String FORMAT = "internevo";
     static final String MARKER = "record_current_batch_training_metrics";
     static final String SKIP = "skip parameter update at step";
 
-    @Override
-    public String format() { return FORMAT; }
+    public InternEvoLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            int[] c = new int[3];
-            Lines.scan(text, line -> {
-                if (payloadStart(line) >= 0) {
-                    if (line.contains(MARKER)) c[0]++;
-                    else c[1]++;
-                } else if (line.contains(SKIP)) {
-                    c[2]++;
-                }
-                return c[0] == 0;                       // one metrics line decides
-            });
-            if (c[0] > 0) return 0.95;
-            if (c[1] > 0) return 0.8;
-            return c[2] > 0 ? 0.4 : 0;
+    double score(String text) {
+        int[] c = new int[3];
+        Lines.scan(text, line -> {
+            if (payloadStart(line) >= 0) {
+                if (line.contains(MARKER)) c[0]++;
+                else c[1]++;
+            } else if (line.contains(SKIP)) {
+                c[2]++;
+            }
+            return c[0] == 0;                       // one metrics line decides
         });
+        if (c[0] > 0) return 0.95;
+        if (c[1] > 0) return 0.8;
+        return c[2] > 0 ? 0.4 : 0;
     }
 
     /**
@@ -153,12 +150,9 @@ public final class InternEvoLog implements LogParser {
         return s.length();
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         java.util.Set<Long> skipLines = new java.util.HashSet<>();

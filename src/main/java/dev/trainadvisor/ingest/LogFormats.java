@@ -58,13 +58,8 @@ public final class LogFormats {
         String sample = sample(t);
         LogParser best = null;
         double bestConfidence = -1;
-        for (LogParser p : all()) {
-            double c;
-            try {
-                c = p.confidence(sample);
-            } catch (RuntimeException e) {
-                c = 0;
-            }
+        for (LogParser p : all()) {                     // parsers never throw (GuardedLogParser)
+            double c = p.confidence(sample);
             if (c > bestConfidence) {
                 best = p;
                 bestConfidence = c;
@@ -73,10 +68,6 @@ public final class LogFormats {
         if (best == null || !(bestConfidence >= MIN_CONFIDENCE))
             throw new SpecException(fileName, null, "a log of a known format (" + String.join(", ", formats())
                     + "); none recognized");
-        try {
-            return best.parse(t);
-        } catch (RuntimeException e) {
-            return LogResult.failed(best.format(), e);
-        }
+        return best.parse(t);
     }
 }

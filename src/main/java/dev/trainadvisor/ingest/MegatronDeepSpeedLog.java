@@ -17,26 +17,23 @@ package dev.trainadvisor.ingest;
  * the iteration lines' sum and the engine's cumulative count: under the pipeline engine Megatron-DeepSpeed prints
  * {@code number of skipped iterations: 0} while the engine counts its overflow skips.
  */
-public final class MegatronDeepSpeedLog implements LogParser {
+public final class MegatronDeepSpeedLog extends GuardedLogParser {
     public static final String FORMAT = "megatron-deepspeed";
 
-    @Override
-    public String format() { return FORMAT; }
+    public MegatronDeepSpeedLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            MegatronCore.Census c = MegatronCore.census(text);
-            if (c.mdsIterations() > 0) return 0.9;
-            if (c.iterations() > 0) return c.deepspeedArg() ? 0.92 : 0.3;
-            if (c.argLines() >= 3 && c.deepspeedArg()) return 0.65;
-            return 0;
-        });
+    double score(String text) {
+        MegatronCore.Census c = MegatronCore.census(text);
+        if (c.mdsIterations() > 0) return 0.9;
+        if (c.iterations() > 0) return c.deepspeedArg() ? 0.92 : 0.3;
+        if (c.argLines() >= 3 && c.deepspeedArg()) return 0.65;
+        return 0;
     }
 
     @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> DeepSpeedLog.read(text, FORMAT));
+    ParsedLog read(String text) {
+        return DeepSpeedLog.read(text, FORMAT);
     }
 
     /** Megatron-DeepSpeed's reading of a Megatron state, shared with {@link DeepSpeedLog}. */

@@ -22,31 +22,25 @@ package dev.trainadvisor.ingest;
  * overlap_grad_reduce/overlap_param_gather, training.seq_len/micro_batch_size/micro_batches (global batch / (micro
  * batch x dp))/recompute/precision/flash_attention. Extra: world_size, global_batch_size, nan_iterations.
  */
-public final class MegatronLog implements LogParser {
+public final class MegatronLog extends GuardedLogParser {
     public static final String FORMAT = "megatron";
 
-    @Override
-    public String format() { return FORMAT; }
+    public MegatronLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            MegatronCore.Census c = MegatronCore.census(text);
-            if (c.iterations() > 0) {
-                if (c.mdsIterations() == 0) return c.dsLines() > c.iterations() ? 0.6 : 0.9;
-                return c.mdsIterations() < c.iterations() ? 0.7 : 0.55;
-            }
-            if (c.argLines() >= 3) return c.deepspeedArg() ? 0.55 : 0.6;
-            return 0;
-        });
+    double score(String text) {
+        MegatronCore.Census c = MegatronCore.census(text);
+        if (c.iterations() > 0) {
+            if (c.mdsIterations() == 0) return c.dsLines() > c.iterations() ? 0.6 : 0.9;
+            return c.mdsIterations() < c.iterations() ? 0.7 : 0.55;
+        }
+        if (c.argLines() >= 3) return c.deepspeedArg() ? 0.55 : 0.6;
+        return 0;
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         MegatronCore.State st = MegatronCore.read(text);
         LogResult r = new LogResult(FORMAT);
         MegatronCore.fill(st, r);

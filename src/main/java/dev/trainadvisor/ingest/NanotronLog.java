@@ -20,23 +20,20 @@ import java.util.Map;
  * (causal half) and not torchtitan's (6N + 12 L H d s, embedding excluded). Its {@code hardware_tflops_per_gpu} is a
  * placeholder equal to the model figure, so it is kept in extra only.
  */
-public final class NanotronLog implements LogParser {
+public final class NanotronLog extends GuardedLogParser {
     public static final String FORMAT = "nanotron";
     static final String HEAD = "iteration: ";
 
-    @Override
-    public String format() { return FORMAT; }
+    public NanotronLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            int[] c = new int[1];
-            Lines.scan(text, line -> {
-                if (iterationAt(line) >= 0) c[0]++;
-                return c[0] == 0;                       // one iteration line decides
-            });
-            return c[0] > 0 ? 0.95 : 0;
+    double score(String text) {
+        int[] c = new int[1];
+        Lines.scan(text, line -> {
+            if (iterationAt(line) >= 0) c[0]++;
+            return c[0] == 0;                       // one iteration line decides
         });
+        return c[0] > 0 ? 0.95 : 0;
     }
 
     /** Index of {@code iteration: N / M |}, or -1. */
@@ -53,12 +50,9 @@ public final class NanotronLog implements LogParser {
         return -1;
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         long last = -1;

@@ -11,11 +11,10 @@ import java.util.Map;
  * size), peak_busbw_gbps (the largest over all sizes), collective, ranks, avg_busbw_gbps (the footer's mean, dominated
  * by small sizes), largest_size_bytes.
  */
-public final class NcclTestsLog implements LogParser {
+public final class NcclTestsLog extends GuardedLogParser {
     public static final String FORMAT = "nccl-tests";
 
-    @Override
-    public String format() { return FORMAT; }
+    public NcclTestsLog() { super(FORMAT); }
 
     /**
      * 0.95 for result rows with an nccl-tests marker (the {@code nThread} header, the {@code algbw}/{@code busbw}
@@ -23,38 +22,32 @@ public final class NcclTestsLog implements LogParser {
      * excerpts are data rows only); 0.4 for one bare row; 0.3 for a marker without rows.
      */
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            NcclTests t = NcclTests.parse(text, 2);               // none, one or more: the first two rows tell
-            boolean marker = text.contains("nThread") || text.contains("Avg bus bandwidth")
-                    || (text.contains("busbw") && text.contains("algbw"));
-            if (!t.rows().isEmpty()) return marker ? 0.95 : t.rows().size() >= 2 ? 0.8 : 0.4;
-            return marker ? 0.3 : 0;
-        });
+    double score(String text) {
+        NcclTests t = NcclTests.parse(text, 2);               // none, one or more: the first two rows tell
+        boolean marker = text.contains("nThread") || text.contains("Avg bus bandwidth")
+                || (text.contains("busbw") && text.contains("algbw"));
+        if (!t.rows().isEmpty()) return marker ? 0.95 : t.rows().size() >= 2 ? 0.8 : 0.4;
+        return marker ? 0.3 : 0;
     }
 
     @Override
-    public ParsedLog parse(String text) {
-        try {
-            NcclTests t = NcclTests.parse(text);
-            Map<String, Object> extra = new LinkedHashMap<>();
-            List<String> warnings = new ArrayList<>();
-            if (t.rows().isEmpty()) {
-                warnings.add("no nccl-tests result rows found");
-            } else {
-                double largest = t.busbwAtLargestGbps(), peak = t.peakBusbwGbps();
-                if (Double.isFinite(largest)) extra.put("busbw_gbps", largest);
-                if (Double.isFinite(peak)) extra.put("peak_busbw_gbps", peak);
-                long size = 0;
-                for (NcclTests.Row r : t.rows()) size = Math.max(size, r.sizeBytes());
-                extra.put("largest_size_bytes", size);
-            }
-            if (t.collective() != null) extra.put("collective", t.collective());
-            if (t.ranks() > 0) extra.put("ranks", t.ranks());
-            if (!Double.isNaN(t.avgBusbwGbps())) extra.put("avg_busbw_gbps", t.avgBusbwGbps());
-            return new ParsedLog(FORMAT, 0, 0, Map.of(), null, Map.of(), extra, warnings);
-        } catch (RuntimeException e) {
-            return LogResult.failed(FORMAT, e);
+    ParsedLog read(String text) {
+        NcclTests t = NcclTests.parse(text);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        List<String> warnings = new ArrayList<>();
+        if (t.rows().isEmpty()) {
+            warnings.add("no nccl-tests result rows found");
+        } else {
+            double largest = t.busbwAtLargestGbps(), peak = t.peakBusbwGbps();
+            if (Double.isFinite(largest)) extra.put("busbw_gbps", largest);
+            if (Double.isFinite(peak)) extra.put("peak_busbw_gbps", peak);
+            long size = 0;
+            for (NcclTests.Row r : t.rows()) size = Math.max(size, r.sizeBytes());
+            extra.put("largest_size_bytes", size);
         }
+        if (t.collective() != null) extra.put("collective", t.collective());
+        if (t.ranks() > 0) extra.put("ranks", t.ranks());
+        if (!Double.isNaN(t.avgBusbwGbps())) extra.put("avg_busbw_gbps", t.avgBusbwGbps());
+        return new ParsedLog(FORMAT, 0, 0, Map.of(), null, Map.of(), extra, warnings);
     }
 }

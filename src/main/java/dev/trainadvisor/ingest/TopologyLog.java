@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * two GPUs, when {@code NVLink}), {@code nics}, {@code pcie_paths} (the worst PCIe path class between two
  * GPUs, when any pair is joined by PCIe only). {@link ParsedLog#config()}: {@code cluster.gpus_per_node}.
  */
-public final class TopologyLog implements LogParser {
+public final class TopologyLog extends GuardedLogParser {
     public static final String FORMAT = "nvidia-smi-topo";
 
     /** PCIe path classes, best first (SOC: the old name of SYS). */
@@ -41,15 +41,14 @@ public final class TopologyLog implements LogParser {
     /** Header words after the device columns: "CPU Affinity", "NUMA Affinity", "GPU NUMA ID" (split when space-separated). */
     private static final Set<String> NOT_DEVICES = Set.of("CPU", "NUMA", "GPU", "AFFINITY", "ID", "LEGEND", "X");
 
-    @Override
-    public String format() { return FORMAT; }
+    public TopologyLog() { super(FORMAT); }
 
     /**
      * 0.95 with a header row starting {@code GPU0} and at least one matrix row under it; 0.6 with matrix
      * rows but no header (a cut excerpt); 0.3 with a header only; 0.2 with only the legend's NV# line; else 0.
      */
     @Override
-    public double confidence(String text) {
+    double score(String text) {
         if (text == null || text.isEmpty()) return 0;
         boolean header = false, legend = false;
         int headerlessRows = 0;
@@ -101,16 +100,16 @@ public final class TopologyLog implements LogParser {
     }
 
     @Override
-    public ParsedLog parse(String text) {
+    ParsedLog read(String text) {
         List<String> warnings = new ArrayList<>();
         Map<String, Object> extra = new LinkedHashMap<>();
         Map<String, Object> config = new LinkedHashMap<>();
         try {
-            Matrix m = read(text == null ? "" : text, warnings);
+            Matrix m = matrix(text == null ? "" : text, warnings);
             if (m != null) summarize(m, extra, config, warnings);
             else warnings.add("no nvidia-smi topo -m matrix found (a header row starting GPU0 or rows of X/NV#/PIX/PXB/PHB/NODE/SYS cells)");
         } catch (RuntimeException e) {
-            // Never throw on input; a bug here should not take the caller down.
+            // keep what was read before the failure, with the reason (the base class would keep nothing)
             warnings.add("the topology could not be read: " + e);
         }
         return new ParsedLog(FORMAT, 0, 0, Map.of(), null, config, extra, warnings);
@@ -119,7 +118,7 @@ public final class TopologyLog implements LogParser {
     /** The device columns (from the header, or inferred from the rows) and the rows read, by device name. */
     record Matrix(List<String> columns, boolean hasHeader, Map<String, List<String>> rows) {}
 
-    static Matrix read(String text, List<String> warnings) {
+    static Matrix matrix(String text, List<String> warnings) {
         List<String> columns = null;
         Map<String, List<String>> rows = new LinkedHashMap<>();
         for (String raw : text.split("\n", -1)) {

@@ -11,24 +11,21 @@ package dev.trainadvisor.ingest;
  * peak_memory_gb = GiB x 1.073741824; steps = the last step. Thousands separators ({@code 5,856},
  * {@code 1,234.56}) are read. torchtitan prints no step time and no skipped steps.
  */
-public final class TorchtitanLog implements LogParser {
+public final class TorchtitanLog extends GuardedLogParser {
     public static final String FORMAT = "torchtitan";
 
-    @Override
-    public String format() { return FORMAT; }
+    public TorchtitanLog() { super(FORMAT); }
 
     @Override
-    public double confidence(String text) {
-        return LogResult.guardedScore(() -> {
-            int[] c = new int[2];
-            Lines.scan(text, line -> {
-                if (stepLine(line) >= 0) c[0]++;
-                else if (line.contains("[titan]")) c[1]++;
-                return c[0] == 0;                       // one step line decides
-            });
-            if (c[0] > 0) return 0.95;
-            return c[1] > 0 ? 0.4 : 0;
+    double score(String text) {
+        int[] c = new int[2];
+        Lines.scan(text, line -> {
+            if (stepLine(line) >= 0) c[0]++;
+            else if (line.contains("[titan]")) c[1]++;
+            return c[0] == 0;                       // one step line decides
         });
+        if (c[0] > 0) return 0.95;
+        return c[1] > 0 ? 0.4 : 0;
     }
 
     /** Index of {@code step:} on a metrics line (one that also has {@code memory:} and {@code tps:}/{@code wps:}), or -1. */
@@ -62,12 +59,9 @@ public final class TorchtitanLog implements LogParser {
         return j < 0 ? Double.NaN : Num.parse(line, j, tokenEnd(line, j));
     }
 
-    @Override
-    public ParsedLog parse(String text) {
-        return LogResult.guarded(FORMAT, () -> read(text));
-    }
 
-    private static ParsedLog read(String text) {
+    @Override
+    ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         long last = -1;
