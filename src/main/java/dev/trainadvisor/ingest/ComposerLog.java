@@ -56,7 +56,6 @@ public final class ComposerLog extends GuardedLogParser {
         StepSeries s = r.series;
         long step = -1;
         long blocks = 0;
-        long last = -1;
         double[] peaks = {Double.NaN, Double.NaN};
         for (String line : Lines.of(text)) {
             long[] h = header(line);
@@ -65,7 +64,6 @@ public final class ComposerLog extends GuardedLogParser {
                 blocks++;
                 step = h[0] == 0 ? h[1] : blocks;
                 s.touch(step);
-                last = Math.max(last, step);
                 rest = line.substring(line.indexOf("]:") + 2);
             }
             if (step < 0) continue;
@@ -86,7 +84,7 @@ public final class ComposerLog extends GuardedLogParser {
         r.peakMemory(peaks[0]);
         if (Double.isNaN(peaks[0])) r.peakMemory(peaks[1]);
         r.convention = "composer";
-        if (last >= 0 && blocks > 0) r.totalSteps = last;
+        if (s.lastStep() >= 0 && blocks > 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no Composer progress blocks found");
         return r.build();
     }

@@ -157,7 +157,6 @@ public final class InternEvoLog extends GuardedLogParser {
         StepSeries s = r.series;
         java.util.Set<Long> skipLines = new java.util.HashSet<>();
         double maxCumSkipped = Double.NaN;
-        long last = -1;
         int lines = 0;
         for (String line : Lines.of(text)) {
             int start = payloadStart(line);
@@ -168,7 +167,6 @@ public final class InternEvoLog extends GuardedLogParser {
                     if (step >= 0) {
                         skipLines.add(step);
                         s.touch(step);
-                        last = Math.max(last, step);
                     }
                 }
                 continue;
@@ -179,7 +177,6 @@ public final class InternEvoLog extends GuardedLogParser {
             long step = (long) stepValue;
             lines++;
             s.touch(step);
-            last = Math.max(last, step);
             double tflops = value(line, p, TFLOPS);
             if (tflops > 0) s.put(step, "tflops_per_gpu", tflops);
             double t = value(line, p, p[2 * TGS] >= 0 ? TGS : TGS_WORDS);
@@ -216,7 +213,7 @@ public final class InternEvoLog extends GuardedLogParser {
         double micro = Num.median(micros, micros.length);
         if (micro >= 1 && micro == Math.rint(micro) && micro <= Integer.MAX_VALUE) r.config.put("training.micro_batches", (int) micro);
         r.convention = "internevo";
-        if (last >= 0) r.totalSteps = last + 1;
+        if (s.lastStep() >= 0) r.totalSteps = s.lastStep() + 1;
         double skipped = skipLines.size();
         if (Double.isFinite(maxCumSkipped)) skipped = Math.max(skipped, maxCumSkipped);
         if (lines > 0 || !skipLines.isEmpty()) r.skippedSteps = skipped;

@@ -55,13 +55,11 @@ public final class NanotronLog extends GuardedLogParser {
     ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
-        long last = -1;
         for (String line : Lines.of(text)) {
             int at = iterationAt(line);
             if (at < 0) continue;
             long step = Num.digitsAt(line, at + HEAD.length());
             s.touch(step);
-            last = Math.max(last, step);
             int bar = line.indexOf('|', at);
             if (bar < 0) continue;
             Map<String, String> f = fields(line.substring(bar + 1));
@@ -81,7 +79,7 @@ public final class NanotronLog extends GuardedLogParser {
             r.peakMemory(mem / 1e9);
         }
         r.convention = "megatron-legacy";
-        if (last >= 0) r.totalSteps = last;
+        if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no nanotron iteration lines found");
         return r.build();
     }

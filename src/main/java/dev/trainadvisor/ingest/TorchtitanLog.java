@@ -64,14 +64,12 @@ public final class TorchtitanLog extends GuardedLogParser {
     ParsedLog read(String text) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
-        long last = -1;
         for (String line : Lines.of(text)) {
             int at = stepLine(line);
             if (at < 0) continue;
             long step = Num.digitsAt(line, at + 5);
             if (step < 0) continue;
             s.touch(step);
-            last = Math.max(last, step);
             // the values are read in place: no token strings
             int tps = tokenAfter(line, "tps:", at);
             if (tps < 0) tps = tokenAfter(line, "wps:", at);
@@ -93,7 +91,7 @@ public final class TorchtitanLog extends GuardedLogParser {
             }
         }
         r.convention = "torchtitan";
-        if (last >= 0) r.totalSteps = last;
+        if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no torchtitan step lines found");
         return r.build();
     }
