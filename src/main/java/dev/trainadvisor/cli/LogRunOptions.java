@@ -42,6 +42,9 @@ final class LogRunOptions {
     @Option(names = "--micro-batches") Integer microBatches;
     @Option(names = "--recompute", description = "none, selective or full") String recompute;
     @Option(names = "--precision", description = "bf16, fp16, fp8 or fp32") String precision;
+    @Option(names = "--flash-attention", arity = "1", description = "true or false") Boolean flashAttention;
+    @Option(names = "--attention-kernel", description = "fa2, fa1, triton or fa3") String attentionKernel;
+    @Option(names = "--elementwise-kernels", description = "fused, or eager (PyTorch without torch.compile)") String elementwiseKernels;
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -70,6 +73,9 @@ final class LogRunOptions {
         if (microBatches != null) t.put("micro_batches", microBatches);
         if (recompute != null) t.put("recompute", recompute);
         if (precision != null) t.put("precision", precision);
+        if (flashAttention != null) t.put("flash_attention", flashAttention);
+        if (attentionKernel != null) t.put("attention_kernel", attentionKernel);
+        if (elementwiseKernels != null) t.put("elementwise_kernels", elementwiseKernels);
         root.put("log", log.toAbsolutePath().toString());
         return root;
     }

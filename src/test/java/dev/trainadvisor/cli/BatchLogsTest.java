@@ -64,4 +64,30 @@ class BatchLogsTest {
         assertTrue(missing.err().contains("--cluster"), missing.err());
         assertFalse(missing.err().contains("\tat "), missing.err());
     }
+
+    @Test
+    void theKernelsOfALogRunComeFromTheCommandLine() throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("torchtitan-1.log")));
+        String[] base = {"advise", "--log", SAMPLES.resolve("torchtitan-1.log").toString(), "--cluster", "dgx-h100",
+                "--model", "llama-3-8b", "--zero-stage", "3", "--seq-len", "8192", "--micro-batch-size", "1"};
+        String[] eager = java.util.Arrays.copyOf(base, base.length + 2);
+        eager[base.length] = "--elementwise-kernels";
+        eager[base.length + 1] = "eager";
+        CliTest.Result r = run(eager);
+        assertEquals(Main.OK, r.code(), r.err());
+        JsonNode a = new ObjectMapper().readTree(r.out());
+        assertEquals("eager", a.path("run").path("training").path("elementwise_kernels").asText());
+        CliTest.Result fused = run(base);
+        assertTrue(new ObjectMapper().readTree(fused.out()).path("run").path("training").path("elementwise_kernels").isMissingNode());
+        assertTrue(a.path("prediction").path("step_time_s").asDouble()
+                > new ObjectMapper().readTree(fused.out()).path("prediction").path("step_time_s").asDouble(), "eager is slower");
+
+        String[] bad = java.util.Arrays.copyOf(base, base.length + 2);
+        bad[base.length] = "--attention-kernel";
+        bad[base.length + 1] = "xformers";
+        CliTest.Result wrong = run(bad);
+        assertEquals(Main.BAD_INPUT, wrong.code());
+        assertTrue(wrong.err().contains("training.attention_kernel") && wrong.err().contains("xformers"), wrong.err());
+        assertFalse(wrong.err().contains("\tat "), wrong.err());
+    }
 }
