@@ -17,6 +17,7 @@ import dev.trainadvisor.spec.Measurements;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.SpecWriter;
 import dev.trainadvisor.spec.Training;
 
 import java.util.ArrayList;
@@ -71,8 +72,8 @@ public final class FactBuilder {
         // FA3 is faster than FA2: nothing to save there, as with FA2 itself
         double attentionSaving = Math.max(0, now.microBatchSeconds() - fa2.microBatchSeconds()) * mb;
         double elementwiseSaving = Math.max(0, now.microBatchSeconds() - fused.microBatchSeconds()) * mb;
-        return new KernelFact(t.flashAttention() ? t.attentionKernel().key() : "none",
-                t.elementwiseKernels().name().toLowerCase(java.util.Locale.ROOT), now.attentionSeconds() * mb, attentionSaving,
+        return new KernelFact(t.flashAttention() ? SpecWriter.key(t.attentionKernel()) : "none",
+                SpecWriter.key(t.elementwiseKernels()), now.attentionSeconds() * mb, attentionSaving,
                 now.memorySeconds() * mb, elementwiseSaving, p.stepTimeS());
     }
 

@@ -153,10 +153,10 @@ public final class SpecReader {
         if (training.precision() == Precision.BF16 && cluster.gpu().peakTflops().get(Precision.BF16) == null)
             throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
                     + " has no bf16 tensor cores (use fp16)");
-        if (training.attentionKernel() == AttentionKernel.FA3 && !"Hopper".equals(cluster.gpu().architecture()))
+        String arch = cluster.gpu().architecture();
+        if (training.attentionKernel() == AttentionKernel.FA3 && !"Hopper".equals(arch))
             throw top.error("training.attention_kernel", "a kernel the GPU runs: FlashAttention-3 needs a Hopper GPU, "
-                    + cluster.gpu().key() + " is " + (cluster.gpu().architecture() == null || cluster.gpu().architecture().isEmpty() ? "of unknown architecture"
-                    : cluster.gpu().architecture()));
+                    + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
         if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
@@ -347,7 +347,7 @@ public final class SpecReader {
             throw t.error("recompute_fraction", "recompute: full with it (the share of layers that recompute in full); recompute is "
                     + rc.key());
         boolean flash = t.bool("flash_attention", true);
-        AttentionKernel kernel = t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class, AttentionKernel::parse);
+        AttentionKernel kernel = t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class);
         if (t.has("attention_kernel") && !flash)
             throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,

@@ -63,7 +63,7 @@ public final class SpecWriter {
     }
 
     /** An enum as the run file spells it. */
-    static String key(Enum<?> e) { return e.name().toLowerCase(java.util.Locale.ROOT); }
+    public static String key(Enum<?> e) { return e.name().toLowerCase(java.util.Locale.ROOT); }
 
     static ObjectNode model(Model m) {
         ObjectNode o = F.objectNode();
@@ -117,7 +117,7 @@ public final class SpecWriter {
         o.put("precision", t.precision().key());
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());
-        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", t.attentionKernel().key());
+        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", key(t.attentionKernel()));
         if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         return o;
     }
