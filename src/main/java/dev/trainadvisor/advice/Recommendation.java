@@ -4,14 +4,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A remedy evaluated through the step model.
+ * A remedy priced through the step model from the step the advice starts from (the fitted step when the run measured
+ * its times): {@code speedup = changed tokens/GPU/s / fitted tokens/GPU/s}.
  *
- * @param change   the edit to the run file, dotted field to new value (null: remove the field)
- * @param predictedMemoryGb peak memory per GPU with the change (a change that would overflow is not recommended)
- * @param speedup  predicted tokens/GPU/s with the change over without it
- * @param addresses the diagnosis ids it answers
+ * @param change             the edit to the run file, dotted field to new value (null: remove the field)
+ * @param sameMath           false when the change alters the optimisation (global batch, sequence length, weight
+ *                           precision); such changes are listed after those that keep it
+ * @param reason             why it helps, in words
+ * @param baselineStepS      the step it is priced from, and its throughput
+ * @param speedupLow         the lowest speedup under the explanations of the run's times the fit cannot rule out, and
+ *                           one posterior standard deviation of the fitted quantities
+ * @param memoryCapacityGb   the GPU's memory with the change
+ * @param nextBottleneck     the collective that would then be exposed longest, or null when none costs 5% of the step
  */
-public record Recommendation(String id, String action, Map<String, Object> change, double predictedTflopsPerGpu,
-                             double predictedTokensPerGpuPerS, double predictedStepTimeS, double predictedMemoryGb,
-                             double speedup,
-                             List<String> addresses, String explanation) {}
+public record Recommendation(String id, String action, Map<String, Object> change, boolean sameMath,
+                             List<String> addresses, String reason, double baselineStepS, double baselineTflopsPerGpu,
+                             double predictedStepTimeS, double predictedTflopsPerGpu, double predictedTokensPerGpuPerS,
+                             double predictedMemoryGb, double memoryCapacityGb, double speedup, double speedupLow,
+                             double speedupHigh, String nextBottleneck, String nextBottleneckLink,
+                             double nextBottleneckSeconds) {
+
+    public double memoryHeadroomGb() { return memoryCapacityGb - predictedMemoryGb; }
+}

@@ -1,24 +1,21 @@
 package dev.trainadvisor.advice;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.engine.RuleEngine;
-import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.FactBuilder;
-import dev.trainadvisor.facts.Fmt;
 import dev.trainadvisor.facts.GapFact;
+import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.facts.RemedyProposal;
+import dev.trainadvisor.perf.Baseline;
 import dev.trainadvisor.perf.Collective;
-import dev.trainadvisor.perf.Efficiency;
-import dev.trainadvisor.perf.MemoryEstimate;
-import dev.trainadvisor.perf.Phase;
-import dev.trainadvisor.perf.StepModel;
+import dev.trainadvisor.perf.FitParam;
+import dev.trainadvisor.perf.FitParameter;
+import dev.trainadvisor.perf.HypothesisFit;
+import dev.trainadvisor.perf.Scenario;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
-import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.SpecWriter;
 
 import java.util.ArrayList;
@@ -29,8 +26,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The library's entry point: predicts the step, lets the rules diagnose it, evaluates every
- * proposed remedy through the step model and returns the advice.
+ * The library's entry point: the run's baseline (catalogue prediction, fit to its times), the facts, the rules'
+ * diagnoses and remedies, and every remedy priced from the baseline through the one pricing path
+ * ({@link Baseline#price}).
  *
  * <pre>{@code
  * RunSpec spec = new SpecReader().read(Path.of("examples/internlm-7b-pcie-1node.yaml"));
@@ -53,40 +51,87 @@ public final class TrainAdvisor {
     public static Advice advise(RunSpec spec) { return advise(spec.cluster(), spec.run()); }
 
     public Advice adviseRun(Cluster cluster, RunMetrics run) {
-        StepPrediction expected = StepModel.predict(cluster, run);
-        ObservationFact observed = FactBuilder.observe(cluster, run, expected);
-        // the rules reason on the step as the run's own timings show it, when it measured them
-        Basis basis = Basis.of(cluster, run, expected);
-        StepPrediction p = basis.prediction();
-        List<Object> facts = FactBuilder.facts(basis.cluster(), run, p, expected, observed, basis.fit() != null);
-        facts.addAll(basis.parameterFacts(run));
+        Baseline b = Baseline.of(cluster, run);
+        List<Object> facts = FactBuilder.facts(b);
         RuleEngine.Result result = engine.run(facts);
+        ObservationFact observed = null;
+        GapFact gap = null;
+        for (Object f : facts) {
+            if (f instanceof ObservationFact o) observed = o;
+            if (f instanceof GapFact g) gap = g;
+        }
+        Materiality materiality = Materiality.shipped();
+        for (Object f : result.derived()) if (f instanceof Materiality m) materiality = m;
+        List<Recommendation> recs = recommend(b, merge(result.proposals()), observed, materiality);
+        return new Advice(SpecWriter.write(cluster, run), b, observed, gap, result.diagnoses(), recs);
+    }
 
-        List<Diagnosis> diagnoses = new ArrayList<>(result.diagnoses());
-        diagnoses.sort(Comparator.comparingDouble(Diagnosis::impactFraction).reversed()
-                .thenComparingInt(d -> severityRank(d.severity())).thenComparing(Diagnosis::id));
-
-        ObjectNode whatIf = SpecWriter.write(basis.cluster(), run);
-        StepPrediction whatIfBase = basis.whatIfBase(run);
-        List<RemedyProposal> proposals = merge(result.proposals());
+    /** Prices every proposal; keeps those that fit in memory and gain over the baseline and over what the run did. */
+    static List<Recommendation> recommend(Baseline b, List<RemedyProposal> proposals, ObservationFact observed,
+                                          Materiality m) {
+        StepPrediction base = b.prediction();
+        boolean overflows = base.memory().headroomGb() < 0;
+        double done = observed == null || Double.isNaN(observed.tokensPerGpuPerS()) ? 0 : observed.tokensPerGpuPerS();
         List<Recommendation> recs = new ArrayList<>();
         for (RemedyProposal r : proposals) {
-            Recommendation rec = evaluate(whatIf, r, basis, whatIfBase);
-            if (rec != null && (rec.speedup() >= MIN_SPEEDUP || p.memory().headroomGb() < 0)) recs.add(rec);
+            Recommendation rec = price(b, r, m);
+            if (rec == null) continue;
+            boolean gains = rec.speedup() >= MIN_SPEEDUP && rec.predictedTokensPerGpuPerS() > done;
+            if (gains || overflows) recs.add(rec);
         }
-        if (recs.isEmpty() && p.memory().headroomGb() < 0) {
+        if (recs.isEmpty() && overflows) {
             // no single change makes the run fit: try two of the memory remedies together
             for (RemedyProposal pair : pairs(proposals, "memory-overflow")) {
-                Recommendation rec = evaluate(whatIf, pair, basis, whatIfBase);
+                Recommendation rec = price(b, pair, m);
                 if (rec != null) recs.add(rec);
             }
         }
-        recs.sort(Comparator.comparingDouble(Recommendation::speedup).reversed().thenComparing(Recommendation::id));
+        recs.sort(Comparator.comparing((Recommendation r) -> !r.sameMath())
+                .thenComparing(Comparator.comparingDouble(Recommendation::speedup).reversed())
+                .thenComparing(Recommendation::id));
+        return List.copyOf(recs);
+    }
 
-        GapFact gap = observed == null || Double.isNaN(observed.tokensPerGpuPerS()) ? null : FactBuilder.gap(observed, expected);
-        return new Advice(SpecWriter.write(cluster, run), view(expected), observedView(observed), gap == null ? null
-                : new Advice.GapView(gap.observedOverPredicted(), gap.observedStepS(), gap.predictedStepS(), gap.unexplainedS()),
-                basis.view(), List.copyOf(diagnoses), List.copyOf(recs));
+    /** One proposal priced from the baseline, with its interval; null when it is invalid or does not fit. */
+    private static Recommendation price(Baseline b, RemedyProposal r, Materiality m) {
+        Baseline.Priced q = b.price(r.change());
+        if (q == null || q.step().memory().headroomGb() < 0) return null;
+        StepPrediction base = b.prediction();
+        StepPrediction s = q.step();
+        double speedup = s.tokensPerGpuPerS() / base.tokensPerGpuPerS();
+        double low = speedup, high = speedup;
+        for (Scenario alt : alternatives(b)) {
+            Baseline.Priced qa = Baseline.price(alt, r.change());
+            if (qa == null) continue;
+            double sa = qa.step().tokensPerGpuPerS() / alt.predict().tokensPerGpuPerS();
+            low = Math.min(low, sa);
+            high = Math.max(high, sa);
+        }
+        Collective worst = null;
+        for (Collective c : s.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
+        boolean next = worst != null && m.material(worst.exposedSeconds(), s.stepTimeS());
+        return new Recommendation(r.id(), r.action(), r.change(), r.sameMath(), r.addresses(), r.reason(),
+                base.stepTimeS(), base.tflopsPerGpu(), s.stepTimeS(), s.tflopsPerGpu(), s.tokensPerGpuPerS(),
+                s.memory().totalGb(), s.memory().capacityGb(), speedup, low, high,
+                next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0);
+    }
+
+    /**
+     * The scenarios a remedy's gain is also priced under: every explanation of the run's times the fit cannot rule
+     * out, and the chosen fit with its freed quantity one posterior standard deviation either way.
+     */
+    private static List<Scenario> alternatives(Baseline b) {
+        List<Scenario> out = new ArrayList<>();
+        if (b.fit() == null) return out;
+        for (HypothesisFit h : b.fit().alternatives()) out.add(h.scenario());
+        HypothesisFit chosen = b.fit().chosen();
+        FitParam p = chosen.hypothesis().param() == null ? FitParam.COMPUTE_SCALE : chosen.hypothesis().param();
+        FitParameter fp = chosen.parameter(p).orElse(null);
+        if (fp != null && fp.low() > 0 && fp.high() > 0 && fp.low() != fp.high()) {
+            out.add(chosen.scenario().with(p, fp.low()));
+            out.add(chosen.scenario().with(p, fp.high()));
+        }
+        return out;
     }
 
     /** Several rules may propose the same remedy: one recommendation that addresses all their diagnoses. */
@@ -99,8 +144,10 @@ public final class TrainAdvisor {
             } else {
                 LinkedHashSet<String> addresses = new LinkedHashSet<>(prev.addresses());
                 addresses.addAll(r.addresses());
-                byId.put(r.id(), new RemedyProposal(prev.id(), prev.action(), prev.change(), List.copyOf(addresses),
-                        prev.explanation(), prev.rule()));
+                List<String> sorted = new ArrayList<>(addresses);
+                sorted.sort(null);
+                byId.put(r.id(), new RemedyProposal(prev.id(), prev.action(), prev.change(), prev.sameMath() && r.sameMath(),
+                        sorted, prev.reason(), prev.rule()));
             }
         }
         return List.copyOf(byId.values());
@@ -112,12 +159,12 @@ public final class TrainAdvisor {
         List<RemedyProposal> out = new ArrayList<>();
         for (int i = 0; i < mine.size(); i++) {
             for (int j = i + 1; j < mine.size(); j++) {
-                RemedyProposal a = mine.get(i), b = mine.get(j);
-                if (a.change().keySet().stream().anyMatch(b.change()::containsKey)) continue;
+                RemedyProposal a = mine.get(i), c = mine.get(j);
+                if (a.change().keySet().stream().anyMatch(c.change()::containsKey)) continue;
                 Map<String, Object> change = new LinkedHashMap<>(a.change());
-                change.putAll(b.change());
-                out.add(new RemedyProposal(a.id() + "+" + b.id(), a.action() + "; and " + lowerFirst(b.action()), change,
-                        List.of(diagnosis), a.explanation() + " " + b.explanation(), a.rule()));
+                change.putAll(c.change());
+                out.add(new RemedyProposal(a.id() + "+" + c.id(), a.action() + "; and " + lowerFirst(c.action()), change,
+                        a.sameMath() && c.sameMath(), List.of(diagnosis), a.reason() + " " + c.reason(), a.rule()));
             }
         }
         return out;
@@ -125,77 +172,5 @@ public final class TrainAdvisor {
 
     private static String lowerFirst(String s) {
         return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
-    }
-
-    private static Recommendation evaluate(ObjectNode tree, RemedyProposal r, Basis basis, StepPrediction base) {
-        RunSpec changed;
-        try {
-            changed = new SpecReader().read(SpecWriter.apply(tree, r.change()), "what-if " + r.id());
-        } catch (SpecException e) {
-            return null;   // the change does not fit this run (e.g. a GPU count the layout cannot divide)
-        }
-        StepPrediction q = StepModel.predict(changed.cluster(), changed.run(), basis.efficiencyFor(changed));
-        // a configuration that does not fit in memory cannot run: no remedy
-        if (q.memory().headroomGb() < 0) return null;
-        double speedup = q.tokensPerGpuPerS() / base.tokensPerGpuPerS();
-        String explanation = r.explanation() + " Predicted: step " + Fmt.num(base.stepTimeS()) + " s -> "
-                + Fmt.num(q.stepTimeS()) + " s, " + Fmt.num(base.tflopsPerGpu()) + " -> " + Fmt.num(q.tflopsPerGpu())
-                + " TFLOPS per GPU (x" + Fmt.num(speedup) + "), memory " + Fmt.num(q.memory().totalGb()) + " of "
-                + Fmt.num(q.memory().capacityGb()) + " GB." + thenBoundBy(q);
-        return new Recommendation(r.id(), r.action(), r.change(), q.tflopsPerGpu(), q.tokensPerGpuPerS(), q.stepTimeS(),
-                q.memory().totalGb(), speedup, r.addresses(), explanation);
-    }
-
-    /** What the changed step spends most of its exposed communication on, so the next bottleneck is visible. */
-    static String thenBoundBy(StepPrediction q) {
-        Collective worst = null;
-        for (Collective c : q.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
-        if (worst == null || worst.exposedSeconds() < 0.05 * q.stepTimeS()) return "";
-        return " The largest exposed collective would then be " + worst.name() + " on " + worst.link().linkKey() + " ("
-                + Fmt.num(worst.exposedSeconds()) + " s, " + Fmt.pct(worst.exposedSeconds() / q.stepTimeS()) + " of the step).";
-    }
-
-    static int severityRank(String s) {
-        return switch (s) {
-            case "high" -> 0;
-            case "medium" -> 1;
-            case "low" -> 2;
-            default -> 3;
-        };
-    }
-
-    static Advice.PredictionView view(StepPrediction p) {
-        List<Advice.BreakdownLine> lines = new ArrayList<>();
-        for (Phase ph : p.phases()) lines.add(new Advice.BreakdownLine(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.link()));
-        List<Advice.CollectiveLine> cols = new ArrayList<>();
-        for (Collective c : p.collectives())
-            cols.add(new Advice.CollectiveLine(c.name(), c.kind().key, c.group(), c.groupSize(), c.bytesPerStep(),
-                    c.link().linkKey(), c.link().scope(), c.link().busbwGbps(), c.seconds(), c.exposedSeconds(),
-                    c.overlapsWith()));
-        MemoryEstimate m = p.memory();
-        Efficiency e = p.efficiency();
-        return new Advice.PredictionView(p.stepTimeS(), p.tflopsPerGpu(), p.mfu(), p.hfu(), p.tokensPerGpuPerS(),
-                p.flopsPerToken().model(), p.flopsPerToken().hardware(), List.copyOf(lines), List.copyOf(cols),
-                new Advice.MemoryView(m.totalGb(), m.capacityGb(), m.headroomGb(), m.weightsGb(), m.gradientsGb(),
-                        m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb(), m.stages().stream()
-                        .map(st -> new Advice.StageMemoryView(st.stage(), st.totalGb(), st.activationsGb())).toList()),
-                new Advice.EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
-                        e.overlapFraction(), e.elementwiseTraffic()), p.notes());
-    }
-
-    static Advice.ObservedView observedView(ObservationFact o) {
-        if (o == null) return null;
-        String relation;
-        if (o.convention() == null || Double.isNaN(o.tflopsPrinted())) {
-            relation = "house TFLOPS = observed tokens/GPU/s x " + Fmt.num(o.houseFlopsPerToken() / 1e9, 4)
-                    + " GFLOPs per token";
-        } else {
-            relation = "printed " + Fmt.num(o.tflopsPrinted(), 4) + " TFLOPS (" + o.convention() + ", "
-                    + Fmt.num(o.conventionFlopsPerToken() / 1e9, 4) + " GFLOPs/token) = house "
-                    + Fmt.num(o.tflopsPrinted() * o.houseFlopsPerToken() / o.conventionFlopsPerToken(), 4)
-                    + " TFLOPS (" + Fmt.num(o.houseFlopsPerToken() / 1e9, 4) + " GFLOPs/token)";
-        }
-        return new Advice.ObservedView(o.tokensPerGpuPerS(), o.tokensSource(), o.stepTimeS(), o.fwdBwdTimeS(),
-                o.tflopsPrinted(), o.convention(), o.tflopsHouse(), o.mfuHouse(), relation);
     }
 }

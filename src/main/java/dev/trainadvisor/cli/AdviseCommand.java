@@ -3,6 +3,7 @@ package dev.trainadvisor.cli;
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
 import dev.trainadvisor.engine.RuleEngine;
+import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.spec.RunSpec;
@@ -66,8 +67,8 @@ final class AdviseCommand implements Callable<Integer> {
     static int exitCode(Advice advice, FailOn failOn) {
         boolean fail = switch (failOn) {
             case never -> false;
-            case high -> advice.diagnoses().stream().anyMatch(d -> d.severity().equals("high"));
-            case medium -> advice.diagnoses().stream().anyMatch(d -> d.severity().equals("high") || d.severity().equals("medium"));
+            case high -> advice.diagnoses().stream().anyMatch(d -> d.severity() == Severity.HIGH);
+            case medium -> advice.diagnoses().stream().anyMatch(d -> d.severity().atLeastMedium());
         };
         return fail ? Main.HIGH_SEVERITY : Main.OK;
     }

@@ -7,11 +7,8 @@ import dev.trainadvisor.spec.SpecException;
 import org.kie.api.KieBase;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
-import org.kie.api.io.ResourceType;
+import org.kie.api.runtime.ClassObjectFilter;
 import org.kie.api.runtime.KieSession;
-import org.kie.internal.utils.KieHelper;
-import org.kie.api.builder.Message;
-import org.kie.api.builder.Results;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,30 +22,32 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Drools over the rule files: those shipped in {@code rules/*.drl} on the classpath, plus any
- * folder of {@code *.drl} a user adds. Builds the rule base once; each run gets a fresh session.
+ * Drools over the rule files: those shipped in {@code rules/*.drl} on the classpath, plus any folder of {@code *.drl}
+ * a user adds. Builds the rule base once; each run gets a fresh session. What the rules conclude is read back from
+ * working memory after they settle: every {@link Diagnosis} and {@link RemedyProposal} still there, so a rule can
+ * retract or replace what another concluded.
  */
 public final class RuleEngine {
+    /** Rule firings after which a session is taken to loop (the shipped rules settle in a few hundred). */
+    static final int MAX_FIRINGS = 100_000;
+
     private static volatile RuleEngine builtIn;
 
     private final KieBase kieBase;
     private final List<RuleInfo> rules;
 
     private RuleEngine(Map<String, String> drlByFile) {
-        KieHelper helper = new KieHelper();
-        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
-            helper.addContent(e.getValue(), ResourceType.DRL);
-        }
-        Results results = helper.verify();
-        if (results.hasMessages(Message.Level.ERROR)) {
-            StringBuilder s = new StringBuilder();
-            for (Message m : results.getMessages(Message.Level.ERROR)) s.append("\n  ").append(m.getText());
-            throw new SpecException(String.join(", ", drlByFile.keySet()), null, "rules that compile:" + s);
-        }
-        this.kieBase = helper.build();
+        this.kieBase = KieBases.compile(drlByFile);
+        this.rules = describe(kieBase, drlByFile);
+    }
+
+    private RuleEngine(KieBase kieBase, Map<String, String> drlByFile) {
+        this.kieBase = kieBase;
         this.rules = describe(kieBase, drlByFile);
     }
 
@@ -57,7 +56,10 @@ public final class RuleEngine {
         RuleEngine e = builtIn;
         if (e == null) {
             synchronized (RuleEngine.class) {
-                if (builtIn == null) builtIn = new RuleEngine(shipped());
+                if (builtIn == null) {
+                    Map<String, String> drl = shipped();
+                    builtIn = new RuleEngine(KieBases.shipped(drl), drl);
+                }
                 e = builtIn;
             }
         }
@@ -78,7 +80,10 @@ public final class RuleEngine {
         return new RuleEngine(drl);
     }
 
-    private static Map<String, String> shipped() {
+    /** A rule base of exactly these files (tests). */
+    static RuleEngine of(Map<String, String> drlByFile) { return new RuleEngine(new LinkedHashMap<>(drlByFile)); }
+
+    static Map<String, String> shipped() {
         Map<String, String> drl = new LinkedHashMap<>();
         for (String name : Resources.list("rules", ".drl")) {
             try (InputStream in = Resources.open(name)) {
@@ -91,18 +96,37 @@ public final class RuleEngine {
         return drl;
     }
 
+    /**
+     * Every rule with its metadata; a rule without {@code @id}, {@code @title} or {@code @description} is an input
+     * error naming its file and line.
+     */
     private static List<RuleInfo> describe(KieBase kb, Map<String, String> drlByFile) {
         List<RuleInfo> out = new ArrayList<>();
         for (KiePackage pkg : kb.getKiePackages()) {
             for (Rule r : pkg.getRules()) {
-                String file = drlByFile.entrySet().stream()
-                        .filter(e -> e.getValue().contains("rule \"" + r.getName() + "\"")).map(Map.Entry::getKey)
-                        .findFirst().orElse("?");
-                out.add(new RuleInfo(r.getName(), Findings.meta(r, "id"), Findings.meta(r, "title"),
-                        Findings.meta(r, "description"), file));
+                String file = "?";
+                int line = 0;
+                Pattern header = Pattern.compile("(?m)^\\s*rule\\s+\"" + Pattern.quote(r.getName()) + "\"");
+                for (Map.Entry<String, String> e : drlByFile.entrySet()) {
+                    Matcher m = header.matcher(e.getValue());
+                    if (m.find()) {
+                        file = e.getKey();
+                        line = 1 + (int) e.getValue().substring(0, m.start()).chars().filter(c -> c == '\n').count()
+                                + (int) m.group().chars().filter(c -> c == '\n').count();
+                        break;
+                    }
+                }
+                for (String key : List.of("id", "title", "description")) {
+                    if (RuleInfo.metaOrNull(r, key) == null)
+                        throw new SpecException(file, null, "every rule to carry @id, @title and @description (the id is what"
+                                + " its diagnosis or remedy is reported under); rule \"" + r.getName() + "\" at line " + line
+                                + " has no @" + key + "(...)");
+                }
+                out.add(new RuleInfo(r.getName(), RuleInfo.meta(r, "id"), RuleInfo.meta(r, "title"),
+                        RuleInfo.meta(r, "description"), file, line));
             }
         }
-        out.sort(Comparator.comparing(RuleInfo::file).thenComparing(RuleInfo::name));
+        out.sort(Comparator.comparing(RuleInfo::file).thenComparingInt(RuleInfo::line).thenComparing(RuleInfo::name));
         return List.copyOf(out);
     }
 
@@ -112,15 +136,29 @@ public final class RuleEngine {
     public Result run(Collection<?> facts) {
         KieSession session = kieBase.newKieSession();
         try {
-            Findings findings = new Findings();
-            session.setGlobal("findings", findings);
             for (Object f : facts) session.insert(f);
-            session.fireAllRules();
-            return new Result(findings.diagnoses(), findings.proposals());
+            int fired = session.fireAllRules(MAX_FIRINGS);
+            if (fired >= MAX_FIRINGS)
+                throw new IllegalStateException("the rules did not settle after " + MAX_FIRINGS + " firings: two rules undo each other");
+            List<Diagnosis> diagnoses = new ArrayList<>();
+            for (Object o : session.getObjects(new ClassObjectFilter(Diagnosis.class))) diagnoses.add((Diagnosis) o);
+            diagnoses.sort(Comparator.comparing(Diagnosis::severity).thenComparing(Comparator.comparingDouble(
+                    Diagnosis::impactFraction).reversed()).thenComparing(Diagnosis::id).thenComparing(Diagnosis::rule));
+            List<RemedyProposal> proposals = new ArrayList<>();
+            for (Object o : session.getObjects(new ClassObjectFilter(RemedyProposal.class))) proposals.add((RemedyProposal) o);
+            proposals.sort(Comparator.comparing(RemedyProposal::id).thenComparing(RemedyProposal::rule));
+            List<Object> derived = new ArrayList<>();
+            for (Object o : session.getObjects()) if (!facts.contains(o) && !(o instanceof Diagnosis) && !(o instanceof RemedyProposal))
+                derived.add(o);
+            return new Result(List.copyOf(diagnoses), List.copyOf(proposals), List.copyOf(derived));
         } finally {
             session.dispose();
         }
     }
 
-    public record Result(List<Diagnosis> diagnoses, List<RemedyProposal> proposals) {}
+    /**
+     * @param derived the facts the rules inserted that are neither diagnoses nor remedies (symptoms, faults,
+     *                bottlenecks, a replaced Materiality), for tests and explanations
+     */
+    public record Result(List<Diagnosis> diagnoses, List<RemedyProposal> proposals, List<Object> derived) {}
 }

@@ -1,4 +1,28 @@
 package dev.trainadvisor.engine;
 
-/** A rule's metadata: the diagnosis id it emits, a title, why it holds, and the file it lives in. */
-public record RuleInfo(String name, String id, String title, String description, String file) {}
+import org.kie.api.definition.rule.Rule;
+
+/**
+ * A rule's metadata: the id it concludes under (a diagnosis id, a remedy id, or the name of a derived fact), a
+ * title, why it holds, and where it lives.
+ */
+public record RuleInfo(String name, String id, String title, String description, String file, int line) {
+
+    /** A metadata value of a rule, unquoted; null when absent. */
+    static String metaOrNull(Rule rule, String key) {
+        Object v = rule.getMetaData().get(key);
+        // Drools files @description under the annotation's class name
+        if (v == null && key.equals("description")) v = rule.getMetaData().get("org.kie.api.definition.type.Description");
+        return v == null ? null : unquote(v.toString());
+    }
+
+    static String meta(Rule rule, String key) {
+        String v = metaOrNull(rule, key);
+        if (v == null) throw new IllegalStateException("rule '" + rule.getName() + "' lacks @" + key + "(...)");
+        return v;
+    }
+
+    static String unquote(String s) {
+        return s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1) : s;
+    }
+}

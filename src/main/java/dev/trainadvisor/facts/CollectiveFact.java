@@ -1,13 +1,25 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.perf.CollectiveKind;
+import dev.trainadvisor.perf.CollectiveOp;
+import dev.trainadvisor.perf.LinkScope;
+import dev.trainadvisor.perf.OverlapWindow;
+import dev.trainadvisor.perf.ProcessGroup;
+
 /**
- * One collective of the step on its link.
+ * One collective of the step on the link that bounds it:
+ * {@code seconds = calls x alphaUs + factor x bytesPerStep / busbw}.
  *
- * @param scope        "intra-node" or "inter-node": where the link that bounds it is
  * @param factor       nccl-tests bus-bandwidth factor for its kind and group size
  * @param bytesPerStep bytes (nccl-tests size) moved per optimizer step
- * @param overlapsWith the compute window it can hide behind, or "none"
+ * @param link         catalogue key of the link that bounds it
+ * @param overlapsWith the compute it can hide behind
  */
-public record CollectiveFact(String name, String kind, String group, int groupSize, double factor,
-                             double bytesPerStep, String link, String scope, boolean crossesNodes, double busbwGbps,
-                             double seconds, double exposedSeconds, double fractionOfStep, String overlapsWith) {}
+public record CollectiveFact(CollectiveOp op, CollectiveKind kind, ProcessGroup group, int groupSize, double factor,
+                             double bytesPerStep, long calls, double alphaUs, String link, LinkScope scope,
+                             boolean crossesNodes, double busbwGbps, double seconds, double exposedSeconds,
+                             double fractionOfStep, OverlapWindow overlapsWith) {
+
+    /** The name it is printed and claimed under: "zero-param-all-gather". */
+    public String name() { return op.key(); }
+}

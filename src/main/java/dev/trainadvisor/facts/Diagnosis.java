@@ -3,15 +3,34 @@ package dev.trainadvisor.facts;
 import java.util.List;
 
 /**
- * A cause a rule found. {@code impactFraction} is the share of the step time it costs.
+ * A cause a rule found.
  *
- * @param rule the name of the rule that fired
+ * @param impactFraction the share of the step the seconds it {@code claims} make (0 for findings that are not step
+ *                       time: accounting, memory, skipped steps)
+ * @param explanation    rendered from {@code evidence}: every number in it is an evidence value, and every formula in
+ *                       it checks out from them
+ * @param rule           the name of the rule that fired
+ * @param claims         the seconds of the step it explains
  */
-public record Diagnosis(String id, String title, String severity, double impactFraction, String explanation,
-                        List<Evidence> evidence, String rule) {
+public record Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
+                        List<Evidence> evidence, String rule, List<Claim> claims) {
 
     public Diagnosis {
         evidence = List.copyOf(evidence);
+        claims = List.copyOf(claims);
     }
 
+    /** The seconds it claims. */
+    public double claimedSeconds() {
+        double s = 0;
+        for (Claim c : claims) s += c.seconds();
+        return s;
+    }
+
+    /** The seconds it claims of one phase. */
+    public double claimed(String phase) {
+        double s = 0;
+        for (Claim c : claims) if (c.phase().equals(phase)) s += c.seconds();
+        return s;
+    }
 }

@@ -1,9 +1,13 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.perf.Baseline;
 import dev.trainadvisor.perf.Collective;
-import dev.trainadvisor.perf.ComputeTime;
 import dev.trainadvisor.perf.ConventionFlops;
-import dev.trainadvisor.perf.MemoryEstimate;
+import dev.trainadvisor.perf.FitParam;
+import dev.trainadvisor.perf.FitParameter;
+import dev.trainadvisor.perf.FitResult;
+import dev.trainadvisor.perf.HypothesisFit;
+import dev.trainadvisor.perf.MeasurementCheck;
 import dev.trainadvisor.perf.ObservedThroughput;
 import dev.trainadvisor.perf.Phase;
 import dev.trainadvisor.perf.StepPrediction;
@@ -17,82 +21,131 @@ import dev.trainadvisor.spec.Measurements;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunMetrics;
-import dev.trainadvisor.spec.SpecWriter;
 import dev.trainadvisor.spec.Training;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
-/** Turns a run, its prediction and its measurements into the facts the rules match. */
+/**
+ * Turns a run's baseline (perf.Baseline: the catalogue prediction, the fit to its times, the one pricing path) and its
+ * measurements into the facts the rules match. It computes; it decides nothing: no threshold is applied here.
+ */
 public final class FactBuilder {
     private FactBuilder() {}
 
-    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, ObservationFact observed) {
-        return facts(c, run, p, p, observed, false);
-    }
-
-    /**
-     * @param p        the prediction the rules reason on: with parameters fitted to the run when it measured its
-     *                 timings, else from the catalogue
-     * @param expected the catalogue prediction: what the run should do, against which the gap is measured
-     * @param fitted   whether {@code c} and {@code p} carry fitted values
-     */
-    public static List<Object> facts(Cluster c, RunMetrics run, StepPrediction p, StepPrediction expected,
-                                     ObservationFact observed, boolean fitted) {
+    /** Every fact of a run, with the shipped {@link Materiality}. */
+    public static List<Object> facts(Baseline b) {
         List<Object> facts = new ArrayList<>();
-        facts.add(runFact(c, run, fitted));
-        facts.add(new PredictionFact(p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
-                p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model(),
-                p.flopsPerToken().hardware(), p.compute().waveEfficiency(), p.compute().tokensPerMicroBatch()));
-        for (Phase ph : p.phases())
-            facts.add(new PhaseFact(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.exposedSeconds() / p.stepTimeS(), ph.link()));
+        facts.add(Materiality.shipped());
+        Cluster cluster = b.catalogue().cluster();
+        RunMetrics run = b.catalogue().run();
+        StepPrediction p = b.prediction();
+        facts.add(runFact(b));
+        facts.add(stepFact(p, b.fit() != null));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
-        facts.add(kernelFact(c, run, p));
-        MemoryEstimate m = p.memory();
+        var m = p.memory();
         facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
                 m.activationsGb(), m.logitsGb(), m.buffersGb()));
-        var m0 = run.measured();
+        Measurements m0 = run.measured();
         if (!Double.isNaN(m0.steps()) && !Double.isNaN(m0.skippedSteps()))
-            facts.add(new StepHealthFact(m0.steps(), m0.skippedSteps(), m0.lossScale(), run.training().precision().key()));
+            facts.add(new StepHealthFact(m0.steps(), m0.skippedSteps(), m0.lossScale(), run.training().precision()));
+        ObservationFact observed = observe(cluster, run, b.expected());
         if (observed != null) {
             facts.add(observed);
-            if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, expected));
+            if (!Double.isNaN(observed.tokensPerGpuPerS())) facts.add(gap(observed, b.expected(), p));
         }
+        facts.addAll(b.implausible());
+        FitResult fit = b.fit();
+        if (fit != null) {
+            for (FitParameter fp : fit.parameters())
+                facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
+                        fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
+                        Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS())));
+            List<HypothesisFit> rivals = fit.alternatives();
+            for (HypothesisFit h : fit.hypotheses()) {
+                FitParam q = h.hypothesis().param();
+                facts.add(new HypothesisFact(h.hypothesis(), h.posterior(), h == fit.chosen(), rivals.contains(h),
+                        q == null ? Double.NaN : h.fitted(q),
+                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN)));
+            }
+            for (FitParam q : FitParam.values()) {
+                if (fit.parameter(q).isEmpty()) continue;
+                facts.add(saving(Saving.Kind.restoring(q), p, b.restored(q)));
+            }
+        }
+        if (fit != null) facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));
+        facts.addAll(configurationSavings(b));
         return facts;
     }
 
-    /** The attention and element-wise kernels' share of the step, and what FlashAttention-2 and fused kernels save. */
-    public static KernelFact kernelFact(Cluster c, RunMetrics run, StepPrediction p) {
+    /** What switching on an overlap, FlashAttention-2 or fused kernels would save, where the run lacks them. */
+    private static List<Saving> configurationSavings(Baseline b) {
+        List<Saving> out = new ArrayList<>();
+        RunMetrics run = b.catalogue().run();
+        Parallel par = run.parallel();
         Training t = run.training();
-        double mb = t.microBatches();
-        ComputeTime now = p.compute();
-        ComputeTime fa2 = ComputeTime.of(run.model(), run.parallel(), t.withAttention(true, AttentionKernel.FA2), c.gpu(), p.efficiency());
-        ComputeTime fused = ComputeTime.of(run.model(), run.parallel(), t.withElementwise(ElementwiseKernels.FUSED), c.gpu(),
-                p.efficiency());
-        // FA3 is faster than FA2: nothing to save there, as with FA2 itself
-        double attentionSaving = Math.max(0, now.microBatchSeconds() - fa2.microBatchSeconds()) * mb;
-        double elementwiseSaving = Math.max(0, now.microBatchSeconds() - fused.microBatchSeconds()) * mb;
-        return new KernelFact(t.flashAttention() ? SpecWriter.key(t.attentionKernel()) : "none",
-                SpecWriter.key(t.elementwiseKernels()), now.attentionSeconds() * mb, attentionSaving,
-                now.memorySeconds() * mb, elementwiseSaving, p.stepTimeS());
+        StepPrediction p = b.prediction();
+        if (par.dp() > 1 && !par.overlapGradReduce()) price(out, b, Saving.Kind.OVERLAP_GRAD_REDUCE,
+                Map.of("parallel.overlap_grad_reduce", true));
+        if (par.dp() > 1 && par.zeroStage() >= 1 && par.zeroStage() < 3 && !par.overlapParamGather())
+            price(out, b, Saving.Kind.OVERLAP_PARAM_GATHER, Map.of("parallel.overlap_param_gather", true));
+        if (!t.flashAttention() || t.attentionKernel() == AttentionKernel.FA1 || t.attentionKernel() == AttentionKernel.TRITON) {
+            Map<String, Object> change = new LinkedHashMap<>();
+            if (t.flashAttention()) change.put("training.attention_kernel", "fa2");
+            else change.put("training.flash_attention", true);
+            price(out, b, Saving.Kind.FLASH_ATTENTION_2, change);
+        }
+        if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
+            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, Map.of("training.elementwise_kernels", "fused"));
+        return out;
+    }
+
+    private static void price(List<Saving> out, Baseline b, Saving.Kind kind, Map<String, Object> change) {
+        Baseline.Priced q = b.price(change);
+        if (q != null) out.add(saving(kind, b.prediction(), q.step()));
+    }
+
+    /** The seconds per phase that {@code after} saves against {@code before}. */
+    static Saving saving(Saving.Kind kind, StepPrediction before, StepPrediction after) {
+        Map<String, Double> then = new LinkedHashMap<>();
+        for (Phase ph : after.phases()) then.merge(ph.name(), ph.exposedSeconds(), Double::sum);
+        List<Claim> by = new ArrayList<>();
+        for (Phase ph : before.phases()) {
+            double d = ph.exposedSeconds() - then.getOrDefault(ph.name(), 0.0);
+            if (d > 0) by.add(new Claim(ph.name(), d));
+        }
+        return new Saving(kind, Math.max(0, before.stepTimeS() - after.stepTimeS()), by);
+    }
+
+    public static StepFact stepFact(StepPrediction p, boolean fitted) {
+        double recompute = (p.flopsPerToken().hardware() - p.flopsPerToken().model()) / p.flopsPerToken().hardware()
+                * p.computeSeconds();
+        Map<String, Double> phases = new LinkedHashMap<>();
+        for (Phase ph : p.phases()) phases.merge(ph.name(), ph.exposedSeconds(), Double::sum);
+        return new StepFact(fitted, p.stepTimeS(), p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.mfu(), p.computeSeconds(),
+                p.exposedCommSeconds(), p.optimizerSeconds(), p.bubbleSeconds(), p.flopsPerToken().model(),
+                p.flopsPerToken().hardware(), p.compute().waveEfficiency(), p.compute().tokensPerMicroBatch(), recompute,
+                phases);
     }
 
     public static CollectiveFact collectiveFact(Collective col, double stepTimeS) {
-        return new CollectiveFact(col.name(), col.kind().key, col.group(), col.groupSize(),
-                col.kind().factor(col.groupSize()), col.bytesPerStep(), col.link().linkKey(), col.link().scope(),
-                col.link().crossesNodes(), col.link().busbwGbps(), col.seconds(), col.exposedSeconds(),
-                col.exposedSeconds() / stepTimeS, col.overlapsWith());
+        return new CollectiveFact(col.op(), col.kind(), col.group(), col.groupSize(), col.factor(), col.bytesPerStep(),
+                col.calls(), col.link().alphaUs(), col.link().linkKey(), col.link().scope(), col.link().crossesNodes(),
+                col.link().busbwGbps(), col.seconds(), col.exposedSeconds(), col.exposedSeconds() / stepTimeS,
+                col.overlapsWith());
     }
 
-    public static GapFact gap(ObservationFact o, StepPrediction p) {
-        double ratio = o.tokensPerGpuPerS() / p.tokensPerGpuPerS();
-        return new GapFact(ratio, o.stepTimeS(), p.stepTimeS(), o.stepTimeS() - p.stepTimeS());
+    public static GapFact gap(ObservationFact o, StepPrediction expected, StepPrediction fitted) {
+        return new GapFact(o.tokensPerGpuPerS() / expected.tokensPerGpuPerS(), o.tokensPerGpuPerS() / fitted.tokensPerGpuPerS(),
+                o.stepTimeS(), expected.stepTimeS(), fitted.stepTimeS());
     }
 
-    public static RunFact runFact(Cluster c, RunMetrics run) { return runFact(c, run, false); }
-
-    /** @param fitted whether {@code c} carries link bandwidths fitted to the run's timings */
-    public static RunFact runFact(Cluster c, RunMetrics run, boolean fitted) {
+    /** The configuration, with the link bandwidths the baseline step runs at. */
+    public static RunFact runFact(Baseline b) {
+        Cluster c = b.scenario().cluster(), catalogue = b.catalogue().cluster();
+        RunMetrics run = b.catalogue().run();
         Parallel p = run.parallel();
         Training t = run.training();
         Gpu gpu = c.gpu();
@@ -105,14 +158,26 @@ public final class FactBuilder {
             }
         }
         boolean multiNode = c.interNode() != null && c.nodes() > 1;
-        return new RunFact(run.name(), gpu.key(), c.gpus(), c.nodes(), c.gpusPerNode(), p.tp(), p.pp(), p.dp(), p.cp(),
-                p.ep(), p.virtualStages(), p.zeroStage(), p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(),
-                t.recompute().key(), t.precision().key(), t.gradReducePrecision().key(), c.intraNode().key(),
-                c.intraNode().kind(), c.intraNode().busbwGbps(),
-                fitted ? "fitted" : c.intraNode().busbwMeasured() ? "measured" : "catalogue",
+        boolean fitted = b.fit() != null;
+        BandwidthSource intraSource = catalogue.intraNode().busbwMeasured() ? BandwidthSource.MEASURED
+                : fitted && b.fit().parameter(FitParam.INTRA_NODE_BUSBW).isPresent() ? BandwidthSource.FITTED
+                : BandwidthSource.CATALOGUE;
+        BandwidthSource interSource = multiNode && !Double.isNaN(catalogue.interNode().busbwGbps()) ? BandwidthSource.MEASURED
+                : fitted && b.fit().parameter(FitParam.INTER_NODE_GBPS).isPresent() ? BandwidthSource.FITTED
+                : BandwidthSource.CATALOGUE;
+        double intraCatalogue = Catalog.builtIn().links().containsKey(c.intraNode().key())
+                ? Catalog.builtIn().links().get(c.intraNode().key()).value().busbwGbps() : c.intraNode().busbwGbps();
+        double interCatalogue = multiNode ? new dev.trainadvisor.spec.Network(c.interNode().key(), c.interNode().lineRateGbitS(),
+                c.interNode().efficiency(), c.interNode().alphaUs(), c.interNode().nicsPerNode(), Double.NaN,
+                c.interNode().source()).nodeGbps() : 0;
+        return new RunFact(run.name(), gpu.key(), gpu.smVersion(), gpu.hasFp8(), c.gpus(), c.nodes(), c.gpusPerNode(),
+                p.tp(), p.pp(), p.dp(), p.cp(), p.ep(), p.virtualStages(), p.sequenceParallel(), p.zeroStage(),
+                p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(), t.recompute(), t.precision(),
+                t.gradReducePrecision(), t.flashAttention(), t.attentionKernel(), t.elementwiseKernels(),
+                c.intraNode().key(), c.intraNode().kind(), c.intraNode().busbwGbps(), intraSource, intraCatalogue,
                 c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),
-                multiNode ? c.interNode().nodeGbps() : 0, p.overlapGradReduce(), p.overlapParamGather(),
-                t.flashAttention(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink);
+                multiNode ? c.interNode().nodeGbps() : 0, interSource, interCatalogue, p.overlapGradReduce(),
+                p.overlapParamGather(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink);
     }
 
     /**
@@ -126,10 +191,10 @@ public final class FactBuilder {
         double house = p.flopsPerToken().model();
         double convFlops = conv == null ? Double.NaN : ConventionFlops.perToken(conv, run.model(), run.training());
         ObservedThroughput o = ObservedThroughput.of(c, run);
-        double tokens = o.tokensPerGpuPerS(), step = o.stepTimeS();
-        String source = o.source();
+        double tokens = o.tokensPerGpuPerS();
         double tflopsHouse = tokens * house / 1e12;
-        return new ObservationFact(tokens, step, m.fwdBwdTimeS(), m.tflopsPerGpu(), conv == null ? null : conv.key,
-                convFlops, house, tflopsHouse, tflopsHouse / c.gpu().peakTflops(Precision.BF16), source);
+        double peak = c.gpu().peakTflops(Precision.BF16);
+        return new ObservationFact(tokens, o.source(), o.stepTimeS(), m.fwdBwdTimeS(), m.tflopsPerGpu(), conv, convFlops,
+                house, tflopsHouse, tflopsHouse / peak, peak);
     }
 }

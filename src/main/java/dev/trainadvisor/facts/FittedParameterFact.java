@@ -1,13 +1,23 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.perf.FitParam;
+
 /**
- * A parameter the fit to the run's timings estimated (perf.Fit), against what the model expected.
+ * A quantity the fit to the run's times estimated (perf.Fit), under the hypothesis it chose, against what the model
+ * expected.
  *
- * @param name          "compute-scale", "intra-node-busbw", "inter-node-gbps" or "overlap-fraction"
- * @param constrained   whether the measurements, not the prior, fixed the value
- * @param priorSource   where the expected value comes from (e.g. "catalogue PCIe4")
- * @param costSeconds   how much longer the fitted step is than it would be with this one parameter at its
- *                      expected value (0 for parameters that do not slow the step)
+ * @param low, high             one posterior standard deviation either side of {@code fitted}
+ * @param constrained           whether the measurements, not the prior, fixed the value
+ * @param shiftInNominalSigmas  how far it moved, in the quantity's ordinary spread
+ * @param priorSource           where the expected value comes from (e.g. "catalogue PCIe4")
+ * @param costSeconds           how much longer the fitted step is than it would be with this one quantity at its
+ *                              expected value (0 for one that does not slow the step)
  */
-public record FittedParameterFact(String name, String unit, double expected, double fitted, double relativeChange,
-                                  boolean constrained, String priorSource, double costSeconds) {}
+public record FittedParameterFact(FitParam param, double expected, double fitted, double low, double high,
+                                  boolean constrained, double shiftInNominalSigmas, String priorSource,
+                                  double costSeconds) {
+
+    public String unit() { return param.unit; }
+
+    public double ratio() { return fitted / expected; }
+}

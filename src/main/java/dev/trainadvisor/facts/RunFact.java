@@ -1,18 +1,30 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.spec.AttentionKernel;
+import dev.trainadvisor.spec.ElementwiseKernels;
+import dev.trainadvisor.spec.LinkKind;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.Recompute;
+
 /**
  * The run's configuration as the rules see it.
  *
- * @param intraLinkKind   "nvlink", "pcie", "fabric" or "none"
- * @param nvlinkGpu       the same-generation GPU sold in NVLink (SXM) nodes, or null if none / already NVLink
- * @param nvlinkLink      the NVLink generation of those nodes, or null
- * @param intraBusbwSource where {@code intraBusbwGbps} comes from: "catalogue", "measured" (the run file) or
- *                        "fitted" (to the run's timings)
- * @param interNodeGbps   what one node can push into the network (NICs x line rate x efficiency), GB/s; 0 if single node
+ * @param smVersion             the GPU's CUDA compute capability times ten (80 Ampere, 90 Hopper), 0 if not NVIDIA
+ * @param hasFp8                whether the GPU has fp8 tensor cores
+ * @param intraBusbwGbps        the intra-node bus bandwidth the baseline step runs at
+ * @param intraBusbwSource      where it comes from
+ * @param intraCatalogueGbps    the catalogue's value for the link
+ * @param interNodeGbps         what one node pushes into the network in the baseline step (0 on one node)
+ * @param interCatalogueGbps    the catalogue's value for it
+ * @param nvlinkGpu             the same-generation GPU sold in NVLink (SXM) nodes, or null if none / already NVLink
+ * @param nvlinkLink            the NVLink generation of those nodes, or null
  */
-public record RunFact(String name, String gpu, int gpus, int nodes, int gpusPerNode, int tp, int pp, int dp, int cp,
-                      int ep, int virtualStages, int zeroStage, int zeroGroupSize, int microBatchSize, int microBatches, int seqLen,
-                      String recompute, String precision, String gradReducePrecision, String intraLink,
-                      String intraLinkKind, double intraBusbwGbps, String intraBusbwSource, String interLink,
-                      int nicsPerNode, double interNodeGbps, boolean overlapGradReduce, boolean overlapParamGather,
-                      boolean flashAttention, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink) {}
+public record RunFact(String name, String gpu, int smVersion, boolean hasFp8, int gpus, int nodes, int gpusPerNode,
+                      int tp, int pp, int dp, int cp, int ep, int virtualStages, boolean sequenceParallel,
+                      int zeroStage, int zeroGroupSize, int microBatchSize, int microBatches, int seqLen,
+                      Recompute recompute, Precision precision, Precision gradReducePrecision, boolean flashAttention,
+                      AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,
+                      String intraLink, LinkKind intraLinkKind, double intraBusbwGbps, BandwidthSource intraBusbwSource,
+                      double intraCatalogueGbps, String interLink, int nicsPerNode, double interNodeGbps,
+                      BandwidthSource interSource, double interCatalogueGbps, boolean overlapGradReduce,
+                      boolean overlapParamGather, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink) {}

@@ -1,15 +1,14 @@
 package dev.trainadvisor.facts;
 
-/** How much a diagnosed cause matters, from the share of the step it costs. */
+import java.util.Locale;
+
+/** How much a diagnosed cause matters. The rules set it, from the {@link Materiality} thresholds or by their nature. */
 public enum Severity {
     HIGH, MEDIUM, LOW, INFO;
 
-    /** A cause costing a fifth of the step or more is high; a twentieth, medium. */
-    public static Severity ofImpact(double impactFraction) {
-        if (impactFraction >= 0.20) return HIGH;
-        if (impactFraction >= 0.05) return MEDIUM;
-        return LOW;
-    }
+    /** As reports print it: "high". */
+    public String key() { return name().toLowerCase(Locale.ROOT); }
 
-    public String key() { return name().toLowerCase(java.util.Locale.ROOT); }
+    /** Whether it is a verdict on the run: medium or high. */
+    public boolean atLeastMedium() { return this == HIGH || this == MEDIUM; }
 }

@@ -1,5 +1,7 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.spec.Precision;
+
 /**
  * What the run's log says about steps that did not update the model.
  *
@@ -7,4 +9,4 @@ package dev.trainadvisor.facts;
  * @param skippedSteps of those, skipped for overflow (fp16 loss scaling)
  * @param lossScale    the loss scale at the end, NaN if not logged
  */
-public record StepHealthFact(double steps, double skippedSteps, double lossScale, String precision) {}
+public record StepHealthFact(double steps, double skippedSteps, double lossScale, Precision precision) {}

@@ -1,19 +1,43 @@
 package dev.trainadvisor.perf;
 
 /**
- * One kind of collective in a training step, summed over its calls.
+ * One kind of collective in a training step, summed over its calls:
+ * {@code seconds = calls x alpha + factor x bytesPerStep / busbw} (nccl-tests' bus-bandwidth factor of its kind
+ * for {@code groupSize} ranks; alpha and busbw of the link it is bound by).
  *
- * @param name          what it does, e.g. "dp-grad-reduce-scatter"
- * @param group         the process group: tp, cp, pp, dp, zero, zero-replica, ep
  * @param bytesPerPass  nccl-tests size (the larger buffer) of one pass over the data, e.g. all gradients
  *                      of this GPU for a gradient reduction, one layer's activations for a TP all-reduce
  * @param passesPerStep how often that buffer moves per optimizer step
- * @param seconds       total time of all calls: calls * alpha + factor * bytes / busbw
+ * @param calls         calls that each pay the link's latency alpha (gradient buckets, one per layer for TP)
  * @param exposedSeconds the part not hidden behind compute
- * @param overlapsWith  the compute phase it can hide behind, or "none"
+ * @param overlapsWith  the compute it can hide behind
+ * @param forwardShare  of the exposed seconds inside forward-backward, the share that lands in the forward passes
+ * @param afterBackward whether it runs after the last backward (with the optimizer step), outside forward-backward
  */
-public record Collective(String name, CollectiveKind kind, String group, int groupSize, double bytesPerPass,
-                         long passesPerStep, LinkChoice link, double seconds, double exposedSeconds, String overlapsWith) {
+public record Collective(CollectiveOp op, int groupSize, double bytesPerPass, long passesPerStep, long calls,
+                         LinkChoice link, double seconds, double exposedSeconds, OverlapWindow overlapsWith,
+                         double forwardShare, boolean afterBackward) {
+
+    public String name() { return op.key(); }
+
+    public CollectiveKind kind() { return op.kind(); }
+
+    public ProcessGroup group() { return op.group(); }
 
     public double bytesPerStep() { return bytesPerPass * passesPerStep; }
+
+    /** nccl-tests' bus-bandwidth factor for this kind and group size. */
+    public double factor() { return op.kind().factor(groupSize); }
+
+    /** The latency part of {@link #seconds()}: calls x alpha. */
+    public double latencySeconds() { return calls * link.alphaUs() * 1e-6; }
+
+    /** Exposed seconds that land in the forward passes. */
+    public double exposedForward() { return afterBackward ? 0 : exposedSeconds * forwardShare; }
+
+    /** Exposed seconds that land in the backward passes. */
+    public double exposedBackward() { return afterBackward ? 0 : exposedSeconds * (1 - forwardShare); }
+
+    /** Exposed seconds after the last backward, beside the optimizer step. */
+    public double exposedAfterBackward() { return afterBackward ? exposedSeconds : 0; }
 }

@@ -2,9 +2,8 @@ package dev.trainadvisor.perf;
 
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.FlopsConvention;
-import dev.trainadvisor.spec.IntraNodeLink;
 import dev.trainadvisor.spec.Measurements;
-import dev.trainadvisor.spec.Network;
+import dev.trainadvisor.spec.Metric;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunMetrics;
 import org.apache.commons.math3.exception.MathIllegalStateException;
@@ -15,83 +14,119 @@ import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer
 import org.apache.commons.math3.fitting.leastsquares.MultivariateJacobianFunction;
 import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.ArrayRealVector;
+import org.apache.commons.math3.linear.LUDecomposition;
 import org.apache.commons.math3.linear.RealMatrix;
 import org.apache.commons.math3.linear.RealVector;
 import org.apache.commons.math3.util.Pair;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
- * Fits what the step model cannot know from the datasheet to what a run measured (DESIGN.md section 5, "Fit"):
- * achieved compute efficiency, the effective intra-node bus bandwidth, the effective inter-node bandwidth per
- * node, and the fraction of an overlap window that hides communication. It is a maximum a posteriori estimate:
- * Levenberg-Marquardt least squares over whitened residuals, one per measured time (relative, as a log ratio)
- * and one per parameter (its Gaussian prior around the catalogue or default value, in log space). A parameter
- * whose effect on the measured times is negligible keeps its prior; whether the data constrained a parameter
- * is read from the posterior covariance.
+ * Fits what the step model cannot know from the datasheet to what a run measured (DESIGN.md section 5, "Fit"), and
+ * weighs which of them went wrong: the achieved compute efficiency, the intra-node bus bandwidth, the network
+ * bandwidth per node, and the share of an overlap window that hides communication ({@link FitParam}).
  *
- * <p>Observations. The step time comes from {@code step_time_s}, else from {@code tokens_per_gpu_per_s}
- * ({@code tokensPerReplica / (tp pp cp) / tokens}), else from {@code tflops_per_gpu} counted with its
- * {@code tflops_convention}, else from {@code mfu} (house count); they are the same quantity, so only the first
- * one present is used. {@code fwd_bwd_time_s} is matched to {@link StepPrediction#fwdBwdSeconds()} and
- * {@code optimizer_time_s} to the rest of the step, {@code stepTimeS - fwdBwdSeconds()}: the optimizer update
- * plus the data-parallel collectives that run after backward without overlap (ZeRO's parameter all-gather or
- * broadcast, a gradient reduction that is not overlapped). That is where the frameworks' timers put them:
- * InternEvo's {@code fwd-bwd} timer brackets {@code trainer.execute_schedule} only, and
- * {@code trainer.step()} (HybridZeroOptimizer: the last gradient bucket's reduce, clipping, the update and
- * the parameter broadcast) runs after it (InternLM train.py, 2023-07); Megatron-LM's {@code optimizer} timer
- * covers the distributed optimizer's step with its parameter all-gather when that is not overlapped with
- * the next forward. Megatron finishes a non-overlapped gradient reduction inside {@code forward-backward}
- * ({@code finalize_model_grads}), which this split puts with the optimizer; for such runs give step and
- * forward-backward times and leave {@code optimizer_time_s} out. The split is the one
- * {@link StepPrediction#fwdBwdSeconds()} defines, so the three predicted times add up.
+ * <p>A slow run can be explained in several ways, and a single maximum a posteriori fit with every quantity free picks
+ * whichever costs its prior least, not the one that happened. So the fit weighs hypotheses ({@link FitHypothesis}):
+ * every quantity within its ordinary spread (NOMINAL), one of them far off (a fault: its prior widened to what a fault
+ * can do), or several at once. Each hypothesis is fitted by Levenberg-Marquardt least squares over whitened residuals,
+ * one per measured time (a log ratio) and one per quantity (its Gaussian prior in log or log-odds space), and scored by
+ * its evidence, the marginal likelihood of the times under it in the Laplace approximation:
+ * {@code ln Z = -cost/2 - ln det(J^T J)/2 - sum ln sigma_j + ln P(H)} (MacKay, "Information Theory, Inference, and
+ * Learning Algorithms", 2003, section 28.1: the best-fit likelihood times the Occam factor, posterior over prior
+ * width). A hypothesis that frees a quantity the times do not constrain gains nothing and pays its prior, so NOMINAL
+ * keeps a run whose times the catalogue already explains. The chosen hypothesis has the highest posterior; those within
+ * a Bayes factor of {@link #AMBIGUOUS_BAYES_FACTOR} of it are alternatives the times cannot rule out.
+ *
+ * <p>Observations. The step time comes from {@code step_time_s}, else from {@code tokens_per_gpu_per_s}, else from
+ * {@code tflops_per_gpu} counted with its {@code tflops_convention}, else from {@code mfu} (house count); they are the
+ * same quantity, so only the first one present is used. {@code forward_time_s} and {@code backward_time_s} are matched
+ * to {@link StepPrediction#forwardSeconds()} and {@link StepPrediction#backwardSeconds()}, {@code fwd_bwd_time_s}
+ * (when the two are not both given) to {@link StepPrediction#fwdBwdSeconds()}, and {@code optimizer_time_s} to
+ * {@link StepPrediction#afterBackwardSeconds()}: the optimizer update plus the data-parallel collectives that run after
+ * backward without overlap (ZeRO's parameter all-gather or broadcast, a gradient reduction that is not overlapped).
+ * That is where the frameworks' timers put them: InternEvo's {@code fwd-bwd} timer brackets
+ * {@code trainer.execute_schedule} only, and {@code trainer.step()} (HybridZeroOptimizer: the last gradient bucket's
+ * reduce, clipping, the update and the parameter broadcast) runs after it (InternLM train.py, 2023-07); Megatron-LM's
+ * {@code optimizer} timer covers the distributed optimizer's step with its parameter all-gather when that is not
+ * overlapped with the next forward. Megatron finishes a non-overlapped gradient reduction inside
+ * {@code forward-backward} ({@code finalize_model_grads}), which this split puts with the optimizer; for such runs give
+ * step and forward-backward times and leave {@code optimizer_time_s} out. Forward and backward separate compute from
+ * communication: compute splits 1:2 between them, a tensor-parallel collective 1:1, a gradient reduction 0:1.
  */
 public final class Fit {
-    public static final String COMPUTE = "compute-scale";
-    public static final String INTRA = "intra-node-busbw";
-    public static final String INTER = "inter-node-gbps";
-    public static final String OVERLAP = "overlap-fraction";
-
     /**
-     * Relative standard deviation of a measured time. Steady-state step times of one run vary by 1-3% step to
-     * step, and frameworks round them (InternEvo prints fwd_bwd_time to 0.01 s, under 0.3% at 4-6 s); 3% lets
-     * the data dominate priors that are tens of percent wide, which is the point of the fit. It does not cover
-     * the model's own structural error, so a residual left after the fit is a finding, not noise.
+     * Relative standard deviation of a measured time. Steady-state step times of one run vary by 1-3% step to step,
+     * and frameworks round them (InternEvo prints fwd_bwd_time to 0.01 s, under 0.3% at 4-6 s).
      */
     static final double OBSERVATION_SIGMA = 0.03;
 
     /**
-     * Prior on ln(compute scale) around 1. After the calibration of Efficiency.TRAINING_FRACTION_OF_BENCHMARK,
-     * observed/predicted throughput of the 226 reference runs has an interquartile range of 0.96-1.06 and a
-     * standard deviation of ln 0.10; single frameworks miss by more (torchtitan's runs by +13% on average,
-     * README "Calibration"), and a run outside the catalogued hardware, kernels and frameworks more again, so 0.3
-     * (a factor 1.35 at one sigma, 1.8 at two) keeps the prior weak next to the 3% of a measured time.
+     * Absolute standard deviation of a measured time, in seconds, added in quadrature to the relative one: what a
+     * framework's step spends beside the modelled kernels (zeroing gradients, clipping's norm, the learning-rate
+     * schedule, logging, Python between launches). It keeps a few tens of milliseconds that the model does not have
+     * from reading as a 50% miss of a 40 ms optimizer step. Measured on one H200 (bench/h200_step_overheads.py,
+     * knowledge-base/measurements/h200-step-overheads.json): see {@link Overheads#STEP_OVERHEAD_S}.
      */
-    static final double COMPUTE_PRIOR_SIGMA = 0.3;
+    static final double OBSERVATION_FLOOR_S = Overheads.STEP_OVERHEAD_S;
 
     /**
-     * Prior on ln(bandwidth) around the catalogue value. Catalogue bus bandwidths are typical nodes; real ones
-     * miss them by integer factors: PCIe GPUs behind different switches or root complexes, P2P disabled so NCCL
-     * stages through host memory, a degraded NVLink, InfiniBand without GPUDirect RDMA or on the wrong NIC.
-     * 0.7 is a factor 2 at one sigma and 4 at two, wide enough that a few percent-accurate times move it, yet a
-     * link that delivers 25 GB/s where NVLink4 gives 300 (ln 12 = 3.5 sigma) needs strong evidence.
+     * Ordinary spread of the compute scale around 1, ln units: the root mean square of ln(predicted / observed)
+     * tokens/GPU/s over the "tune" rows of knowledge-base/reference-runs (151 runs), which is what the compute scale
+     * absorbs when the catalogue is right about everything else (ValidationTest checks it against the current rows).
      */
-    static final double BANDWIDTH_PRIOR_SIGMA = 0.7;
+    public static final double COMPUTE_NOMINAL_SIGMA = 0.10;
 
     /**
-     * Prior on ln(bandwidth) when the run file gives a measured bus bandwidth: nccl-tests repeats within a
-     * few percent, but a training step's collectives use other sizes (25 MB buckets, not the largest size) and
-     * share the GPU with compute, so 10%.
+     * A compute fault: GPUs throttled by power or heat run at 60-80% of their clocks (NVIDIA's nvidia-smi documents
+     * the clocks_event_reasons for it), a slow or unfused kernel path halves a layer's pace. 0.35 puts 0.7x at one
+     * sigma and 0.5x at two.
      */
-    static final double MEASURED_BANDWIDTH_PRIOR_SIGMA = 0.1;
+    static final double COMPUTE_FAULT_SIGMA = 0.35;
 
     /**
-     * Prior on the log-odds of the overlap fraction, ln(f / (1 - f)), around Efficiency.OVERLAP_FRACTION (0.8,
-     * log-odds 1.39). The log-odds keeps the fitted fraction in (0, 1). Its source gives 60-90% hidden
-     * (log-odds 0.41-2.20); a sigma of 1 spans 0.60-0.92 at one sigma.
+     * Ordinary spread of a link's bandwidth around its catalogue value, ln units: measured 8-GPU all-reduce bus
+     * bandwidths of one link kind spread by about a quarter (NVLink3: 200-232 GB/s, knowledge-base/links.json; PCIe4
+     * 18-26 GB/s with P2P).
      */
-    static final double OVERLAP_PRIOR_SIGMA = 1.0;
+    static final double LINK_NOMINAL_SIGMA = 0.25;
+
+    /**
+     * A link fault: a link can deliver 5% of its rating (P2P disabled so traffic goes through host memory or
+     * sockets, a PCIe switch with ACS on, a degraded NVLink, InfiniBand without RDMA). 1.5 puts 5% (ln 0.05 = -3.0) at
+     * two sigma.
+     */
+    static final double LINK_FAULT_SIGMA = 1.5;
+
+    /**
+     * Prior on ln(bandwidth) when the run file gives a measured bus bandwidth: nccl-tests repeats within a few
+     * percent, but a training step's collectives use other sizes and share the GPU with compute, so 10%; a measured
+     * link has no fault hypothesis, since the measurement already says what it delivers.
+     */
+    static final double MEASURED_LINK_SIGMA = 0.1;
+
+    /**
+     * Ordinary spread of the overlap fraction, log-odds around Efficiency.OVERLAP_FRACTION (0.8): 0.75 spans
+     * 0.65-0.89 at one sigma, the 60-90% its source gives.
+     */
+    static final double OVERLAP_NOMINAL_SIGMA = 0.75;
+
+    /** An overlap fault: anything from nothing hidden to all of it; 2.5 in log-odds spans 0.2-0.98 at one sigma. */
+    static final double OVERLAP_FAULT_SIGMA = 2.5;
+
+    /**
+     * Prior probabilities of the hypotheses (a judgement, not a measurement): a run is as likely healthy as not
+     * before its times are seen, the single faults share 0.45 equally, and several at once get 0.05.
+     */
+    static final double NOMINAL_PRIOR = 0.5, FAULTS_PRIOR = 0.45, SEVERAL_PRIOR = 0.05;
+
+    /**
+     * Hypotheses within this Bayes factor of the chosen one are alternatives the times cannot rule out: below 3 the
+     * evidence is "not worth more than a bare mention" (Kass and Raftery, "Bayes Factors", JASA 1995, section 3.2).
+     */
+    public static final double AMBIGUOUS_BAYES_FACTOR = 3;
 
     /**
      * A parameter counts as constrained by the data when its posterior sigma is below half its prior sigma,
@@ -103,17 +138,12 @@ public final class Fit {
     static final double FD_STEP = 1e-6;
 
     /**
-     * Evaluations of the residual function (each is 1 + parameters step-model predictions, a few microseconds
-     * each): the example runs take 4-5, times the model cannot match (a step ten times the prediction, a
-     * forward-backward longer than the step) 15-45. On exhaustion the best point seen is kept.
+     * Evaluations of the residual function per hypothesis (each is 1 + parameters step-model predictions): the
+     * example runs take 4-8, times the model cannot match 15-45. On exhaustion the best point seen is kept.
      */
     static final int MAX_EVALUATIONS = 80;
 
-    /**
-     * Relative tolerances of Levenberg-Marquardt on cost and parameters. The coordinates are logs of values
-     * known to a few percent, so 1e-6 is far below anything a rule reads and saves iterations over the
-     * optimizer's 1e-10 default.
-     */
+    /** Relative tolerances of Levenberg-Marquardt on cost and parameters: far below anything a rule reads. */
     static final double TOLERANCE = 1e-6;
 
     private static final double COVARIANCE_THRESHOLD = 1e-14;
@@ -122,178 +152,199 @@ public final class Fit {
 
     /** Fits with the default efficiencies of the cluster's GPU as priors. */
     public static FitResult fit(Cluster cluster, RunMetrics run) {
-        return fit(cluster, run, Efficiency.defaults(cluster.gpu(), run.training().precision()));
+        return fit(Scenario.catalogue(cluster, run));
     }
 
-    /**
-     * Fits with {@code prior} as the efficiencies the compute scale multiplies and the overlap fraction's prior.
-     */
-    public static FitResult fit(Cluster cluster, RunMetrics run, Efficiency prior) {
-        return fit(cluster, run, prior, MAX_EVALUATIONS);
+    /** Fits with {@code prior}'s values as the expected ones. */
+    public static FitResult fit(Scenario prior) {
+        List<Param> params = params(prior);
+        List<Obs> obs = observations(prior);
+        StepPrediction expected = prior.predict();
+        List<FitHypothesis> hypotheses = hypotheses(params);
+        int faults = (int) hypotheses.stream().filter(h -> h.param() != null).count();
+        List<HypothesisFit> fits = new ArrayList<>();
+        for (FitHypothesis h : hypotheses) {
+            double p = switch (h) {
+                case NOMINAL -> NOMINAL_PRIOR;
+                case SEVERAL -> SEVERAL_PRIOR;
+                default -> FAULTS_PRIOR / faults;
+            };
+            fits.add(fitOne(prior, params, obs, h, p));
+        }
+        // posterior probabilities from the evidences
+        double max = fits.stream().mapToDouble(HypothesisFit::logEvidence).max().orElse(0);
+        double sum = 0;
+        for (HypothesisFit f : fits) sum += Math.exp(f.logEvidence() - max);
+        List<HypothesisFit> weighed = new ArrayList<>();
+        for (HypothesisFit f : fits)
+            weighed.add(new HypothesisFit(f.hypothesis(), f.prior(), f.logEvidence(), Math.exp(f.logEvidence() - max) / sum,
+                    f.cost(), f.scenario(), f.parameters(), f.converged()));
+        weighed.sort(Comparator.comparingDouble(HypothesisFit::posterior).reversed()
+                .thenComparing(f -> f.hypothesis().ordinal()));
+        HypothesisFit chosen = weighed.get(0);
+        StepPrediction fitted = chosen.scenario().predict();
+        List<FitObservation> observed = new ArrayList<>();
+        for (Obs o : obs) observed.add(new FitObservation(o.metric, o.source, o.measured, o.of(expected), o.of(fitted),
+                o.sigma));
+        return new FitResult(chosen.scenario(), fitted, expected, List.copyOf(weighed), List.copyOf(observed));
     }
 
-    static FitResult fit(Cluster cluster, RunMetrics run, Efficiency prior, int maxEvaluations) {
-        List<Param> params = params(cluster, prior);
-        List<Obs> obs = observations(cluster, run);
-        Evaluator ev = new Evaluator(cluster, run, prior, params, obs);
+    /** NOMINAL, one fault per quantity the run has (a measured link has none), and SEVERAL when two or more can. */
+    private static List<FitHypothesis> hypotheses(List<Param> params) {
+        List<FitHypothesis> out = new ArrayList<>();
+        out.add(FitHypothesis.NOMINAL);
+        for (Param p : params) if (p.faultSigma > p.nominalSigma) out.add(FitHypothesis.of(p.param));
+        if (out.size() > 2) out.add(FitHypothesis.SEVERAL);
+        return out;
+    }
+
+    /** The change from {@code expected} to {@code fitted} in the fit's coordinate for {@code p}. */
+    static double coordinateShift(FitParam p, double expected, double fitted) {
+        return p == FitParam.OVERLAP_FRACTION ? logit(fitted) - logit(expected) : Math.log(fitted / expected);
+    }
+
+    // ---------------------------------------------------------------- one hypothesis
+
+    private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, FitHypothesis h, double p) {
         int n = params.size();
-        double[] mean = new double[n];
-        for (int j = 0; j < n; j++) mean[j] = params.get(j).mean;
-
-        StepPrediction expected = StepModel.predict(cluster, run, prior);
-        if (obs.isEmpty()) {
-            List<FitParameter> out = new ArrayList<>();
-            for (Param p : params) out.add(p.result(p.value, p.sigma));
-            return new FitResult(cluster, prior, expected, expected, List.copyOf(out), List.of(), 0, 0, 0, true);
+        double[] mean = new double[n], sigma = new double[n];
+        for (int j = 0; j < n; j++) {
+            Param q = params.get(j);
+            mean[j] = q.mean;
+            sigma[j] = h.frees(q.param) ? q.faultSigma : q.nominalSigma;
         }
-
-        LeastSquaresProblem problem = new LeastSquaresBuilder()
-                .start(mean)
-                .model(ev)
-                .target(new double[obs.size() + n])
-                .maxEvaluations(maxEvaluations)
-                .maxIterations(maxEvaluations)
-                .lazyEvaluation(false)
-                .build();
-        LevenbergMarquardtOptimizer lm = new LevenbergMarquardtOptimizer()
-                .withCostRelativeTolerance(TOLERANCE)
-                .withParameterRelativeTolerance(TOLERANCE);
+        Evaluator ev = new Evaluator(prior, params, obs, sigma);
         double[] x;
-        double[][] cov;
-        int evaluations, iterations;
         boolean converged = true;
-        try {
-            LeastSquaresOptimizer.Optimum opt = lm.optimize(problem);
-            x = opt.getPoint().toArray();
-            cov = opt.getCovariances(COVARIANCE_THRESHOLD).getData();
-            evaluations = opt.getEvaluations();
-            iterations = opt.getIterations();
-        } catch (MathIllegalStateException e) {
-            // too many evaluations, or no further decrease possible within the tolerances: keep the best point seen
-            x = ev.best.clone();
-            evaluations = ev.evaluations;
-            cov = problem.evaluate(new ArrayRealVector(x)).getCovariances(COVARIANCE_THRESHOLD).getData();
-            iterations = -1;
-            converged = false;
+        if (obs.isEmpty()) {
+            x = mean.clone();
+        } else {
+            LeastSquaresProblem problem = new LeastSquaresBuilder().start(mean).model(ev)
+                    .target(new double[obs.size() + n]).maxEvaluations(MAX_EVALUATIONS).maxIterations(MAX_EVALUATIONS)
+                    .lazyEvaluation(false).build();
+            LevenbergMarquardtOptimizer lm = new LevenbergMarquardtOptimizer()
+                    .withCostRelativeTolerance(TOLERANCE).withParameterRelativeTolerance(TOLERANCE);
+            try {
+                x = lm.optimize(problem).getPoint().toArray();
+            } catch (MathIllegalStateException e) {
+                // too many evaluations, or no further decrease within the tolerances: keep the best point seen
+                x = ev.best.clone();
+                converged = false;
+            }
         }
-
-        Cluster fittedCluster = ev.cluster(x);
-        Efficiency fittedEff = ev.efficiency(x);
-        StepPrediction fitted = StepModel.predict(fittedCluster, run, fittedEff);
-        double cost = 0;
-        for (double r : ev.residuals(x, ev.logPredictions(fitted))) cost += r * r;
+        Pair<RealVector, RealMatrix> at = ev.value(new ArrayRealVector(x));
+        double cost = at.getFirst().dotProduct(at.getFirst());
+        RealMatrix jtj = at.getSecond().transpose().multiply(at.getSecond());
+        double det = new LUDecomposition(jtj, COVARIANCE_THRESHOLD).getDeterminant();
+        double[][] cov = new org.apache.commons.math3.linear.QRDecomposition(jtj, COVARIANCE_THRESHOLD)
+                .getSolver().getInverse().getData();
+        double logZ = -0.5 * cost - 0.5 * Math.log(Math.max(det, Double.MIN_NORMAL)) + Math.log(p);
+        for (double s : sigma) logZ -= Math.log(s);
 
         List<FitParameter> out = new ArrayList<>();
         for (int j = 0; j < n; j++) {
-            Param p = params.get(j);
-            out.add(p.result(p.natural(x[j]), Math.sqrt(Math.max(0, cov[j][j]))));
+            Param q = params.get(j);
+            double post = Math.sqrt(Math.max(0, cov[j][j]));
+            out.add(new FitParameter(q.param, q.value, q.natural(x[j]), q.natural(x[j] - post), q.natural(x[j] + post),
+                    sigma[j], q.nominalSigma, post, post < CONSTRAINED_RATIO * sigma[j], q.source));
         }
-        List<FitObservation> observed = new ArrayList<>();
-        for (Obs o : obs) {
-            observed.add(new FitObservation(o.name, o.source, o.measured, o.kind.of(expected), o.kind.of(fitted),
-                    OBSERVATION_SIGMA));
-        }
-        return new FitResult(fittedCluster, fittedEff, fitted, expected, List.copyOf(out), List.copyOf(observed),
-                cost, evaluations, iterations, converged);
-    }
-
-    /** The change from {@code expected} to {@code fitted} in the fit's coordinate for parameter {@code name}. */
-    static double coordinateShift(String name, double expected, double fitted) {
-        return OVERLAP.equals(name) ? logit(fitted) - logit(expected) : Math.log(fitted / expected);
+        return new HypothesisFit(h, p, logZ, Double.NaN, cost, ev.scenario(x), List.copyOf(out), converged);
     }
 
     // ---------------------------------------------------------------- parameters and observations
 
-    /** One fitted parameter: its prior value, and its coordinate (log or log-odds) with mean and sigma. */
+    /** One fitted quantity: its prior value, and its coordinate (log or log-odds) with mean and sigmas. */
     private static final class Param {
-        final String name, unit, source;
-        final double value, mean, sigma;
-        final boolean logOdds;
+        final FitParam param;
+        final String source;
+        final double value, mean, nominalSigma, faultSigma;
 
-        Param(String name, String unit, double value, double sigma, boolean logOdds, String source) {
-            this.name = name;
-            this.unit = unit;
+        Param(FitParam param, double value, double nominalSigma, double faultSigma, String source) {
+            this.param = param;
             this.value = value;
-            this.sigma = sigma;
-            this.logOdds = logOdds;
+            this.nominalSigma = nominalSigma;
+            this.faultSigma = faultSigma;
             this.source = source;
-            this.mean = logOdds ? logit(value) : Math.log(value);
+            this.mean = param == FitParam.OVERLAP_FRACTION ? logit(value) : Math.log(value);
         }
 
         /** The natural value at coordinate {@code x}; exactly the prior value at the prior mean. */
         double natural(double x) {
             if (x == mean) return value;
-            return logOdds ? 1 / (1 + Math.exp(-x)) : Math.exp(x);
-        }
-
-        FitParameter result(double fitted, double posteriorSigma) {
-            return new FitParameter(name, unit, value, fitted, fitted / value - 1, sigma, posteriorSigma,
-                    posteriorSigma < CONSTRAINED_RATIO * sigma, source);
+            return param == FitParam.OVERLAP_FRACTION ? 1 / (1 + Math.exp(-x)) : Math.exp(x);
         }
     }
 
-    private static List<Param> params(Cluster c, Efficiency prior) {
+    private static List<Param> params(Scenario s) {
+        Cluster c = s.cluster();
+        Efficiency base = s.base();
         List<Param> out = new ArrayList<>();
-        out.add(new Param(COMPUTE, "x", 1.0, COMPUTE_PRIOR_SIGMA, false, String.format(
-                "default efficiency: GEMMs %.3f, attention %.3f of peak", prior.gemmFractionOfPeak(),
-                prior.attentionFractionOfPeak())));
-        IntraNodeLink link = c.intraNode();
-        if (c.gpusPerNode() > 1 && link != null && usable(link.busbwGbps())) {
-            out.add(new Param(INTRA, "GB/s", link.busbwGbps(),
-                    link.busbwMeasured() ? MEASURED_BANDWIDTH_PRIOR_SIGMA : BANDWIDTH_PRIOR_SIGMA, false,
-                    link.busbwMeasured() ? "measured intra_node.busbw_gbps" : "catalogue " + link.key()));
+        out.add(new Param(FitParam.COMPUTE_SCALE, s.computeScale(), COMPUTE_NOMINAL_SIGMA, COMPUTE_FAULT_SIGMA,
+                String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
+                        base.gemmFractionOfPeak(), base.attentionFractionOfPeak())));
+        if (s.hasIntraLink()) {
+            boolean measured = c.intraNode().busbwMeasured();
+            out.add(new Param(FitParam.INTRA_NODE_BUSBW, s.value(FitParam.INTRA_NODE_BUSBW),
+                    measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
+                    measured ? "measured intra_node.busbw_gbps" : "catalogue " + c.intraNode().key()));
         }
-        Network net = c.interNode();
-        if (c.nodes() > 1 && net != null && usable(net.nodeGbps())) {
-            boolean measured = !Double.isNaN(net.busbwGbps());
-            out.add(new Param(INTER, "GB/s per node", net.nodeGbps(),
-                    measured ? MEASURED_BANDWIDTH_PRIOR_SIGMA : BANDWIDTH_PRIOR_SIGMA, false,
-                    measured ? "measured inter_node.busbw_gbps" : String.format("catalogue %s: %d x %s Gbit/s x %s",
-                            net.key(), net.nicsPerNode(), num(net.lineRateGbitS()), num(net.efficiency()))));
+        if (s.hasNetwork()) {
+            boolean measured = !Double.isNaN(c.interNode().busbwGbps());
+            out.add(new Param(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS),
+                    measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
+                    measured ? "measured inter_node.busbw_gbps" : String.format(java.util.Locale.ROOT,
+                            "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(), c.interNode().nicsPerNode(),
+                            num(c.interNode().lineRateGbitS()), num(c.interNode().efficiency()))));
         }
         // log-odds of exactly 0 or 1 is infinite: a prior at the bound starts just inside it
-        double overlap = Math.min(0.999, Math.max(0.001, prior.overlapFraction()));
-        out.add(new Param(OVERLAP, "fraction", overlap, OVERLAP_PRIOR_SIGMA, true,
+        double overlap = Math.min(0.999, Math.max(0.001, s.overlap()));
+        out.add(new Param(FitParam.OVERLAP_FRACTION, overlap, OVERLAP_NOMINAL_SIGMA, OVERLAP_FAULT_SIGMA,
                 overlap == Efficiency.OVERLAP_FRACTION ? "Efficiency.OVERLAP_FRACTION" : "given efficiency"));
         return out;
     }
 
-    private enum Kind {
-        STEP, FWD_BWD, OPTIMIZER;
-
+    /** A measured time and the part of the predicted step it is matched to. */
+    private record Obs(Metric metric, Metric source, double measured, double sigma) {
         double of(StepPrediction p) {
-            return switch (this) {
-                case STEP -> p.stepTimeS();
-                case FWD_BWD -> p.fwdBwdSeconds();
-                case OPTIMIZER -> p.stepTimeS() - p.fwdBwdSeconds();
+            return switch (metric) {
+                case FORWARD_TIME_S -> p.forwardSeconds();
+                case BACKWARD_TIME_S -> p.backwardSeconds();
+                case FWD_BWD_TIME_S -> p.fwdBwdSeconds();
+                case OPTIMIZER_TIME_S -> p.afterBackwardSeconds();
+                default -> p.stepTimeS();
             };
+        }
+
+        static Obs of(Metric metric, Metric source, double seconds) {
+            double floor = OBSERVATION_FLOOR_S / seconds;
+            return new Obs(metric, source, seconds, Math.sqrt(OBSERVATION_SIGMA * OBSERVATION_SIGMA + floor * floor));
         }
     }
 
-    private record Obs(String name, String source, double measured, Kind kind) {}
-
-    private static List<Obs> observations(Cluster c, RunMetrics run) {
+    private static List<Obs> observations(Scenario s) {
+        RunMetrics run = s.run();
         Measurements m = run.measured();
         List<Obs> out = new ArrayList<>();
         if (m == null) return out;
         double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
         FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
         if (usable(m.stepTimeS())) {
-            out.add(new Obs("step_time_s", "step_time_s", m.stepTimeS(), Kind.STEP));
+            out.add(Obs.of(Metric.STEP_TIME_S, Metric.STEP_TIME_S, m.stepTimeS()));
         } else if (usable(m.tokensPerGpuPerS())) {
-            out.add(new Obs("step_time_s", "tokens_per_gpu_per_s", tokensPerGpuStep / m.tokensPerGpuPerS(), Kind.STEP));
+            out.add(Obs.of(Metric.STEP_TIME_S, Metric.TOKENS_PER_GPU_PER_S, tokensPerGpuStep / m.tokensPerGpuPerS()));
         } else if (usable(m.tflopsPerGpu()) && conv != null) {
             double tokens = m.tflopsPerGpu() * 1e12 / ConventionFlops.perToken(conv, run.model(), run.training());
-            out.add(new Obs("step_time_s", "tflops_per_gpu", tokensPerGpuStep / tokens, Kind.STEP));
+            out.add(Obs.of(Metric.STEP_TIME_S, Metric.TFLOPS_PER_GPU, tokensPerGpuStep / tokens));
         } else if (usable(m.mfu())) {
-            double tokens = m.mfu() * c.gpu().peakTflops(Precision.BF16) * 1e12
+            double tokens = m.mfu() * s.cluster().gpu().peakTflops(Precision.BF16) * 1e12
                     / FlopsPerToken.of(run.model(), run.training()).model();
-            if (usable(tokens)) out.add(new Obs("step_time_s", "mfu", tokensPerGpuStep / tokens, Kind.STEP));
+            if (usable(tokens)) out.add(Obs.of(Metric.STEP_TIME_S, Metric.MFU, tokensPerGpuStep / tokens));
         }
-        if (usable(m.fwdBwdTimeS())) out.add(new Obs("fwd_bwd_time_s", "fwd_bwd_time_s", m.fwdBwdTimeS(), Kind.FWD_BWD));
-        if (usable(m.optimizerTimeS())) {
-            out.add(new Obs("optimizer_time_s", "optimizer_time_s", m.optimizerTimeS(), Kind.OPTIMIZER));
-        }
+        boolean split = usable(m.forwardTimeS()) && usable(m.backwardTimeS());
+        if (usable(m.fwdBwdTimeS()) && !split) out.add(Obs.of(Metric.FWD_BWD_TIME_S, Metric.FWD_BWD_TIME_S, m.fwdBwdTimeS()));
+        if (usable(m.forwardTimeS())) out.add(Obs.of(Metric.FORWARD_TIME_S, Metric.FORWARD_TIME_S, m.forwardTimeS()));
+        if (usable(m.backwardTimeS())) out.add(Obs.of(Metric.BACKWARD_TIME_S, Metric.BACKWARD_TIME_S, m.backwardTimeS()));
+        if (usable(m.optimizerTimeS())) out.add(Obs.of(Metric.OPTIMIZER_TIME_S, Metric.OPTIMIZER_TIME_S, m.optimizerTimeS()));
         return out;
     }
 
@@ -305,86 +356,45 @@ public final class Fit {
      * priors' rows are diagonal). Keeps the lowest-cost point it evaluated.
      */
     private static final class Evaluator implements MultivariateJacobianFunction {
-        final Cluster cluster;
-        final RunMetrics run;
-        final Efficiency prior;
+        final Scenario prior;
         final List<Param> params;
         final List<Obs> obs;
-        final double[] logMeasured;
-        final int compute, intra, inter, overlap;
+        final double[] sigma, logMeasured;
         double[] best;
         double bestCost = Double.POSITIVE_INFINITY;
-        int evaluations;
 
-        Evaluator(Cluster cluster, RunMetrics run, Efficiency prior, List<Param> params, List<Obs> obs) {
-            this.cluster = cluster;
-            this.run = run;
+        Evaluator(Scenario prior, List<Param> params, List<Obs> obs, double[] sigma) {
             this.prior = prior;
             this.params = params;
             this.obs = obs;
+            this.sigma = sigma;
             logMeasured = obs.stream().mapToDouble(o -> Math.log(o.measured)).toArray();
-            compute = index(COMPUTE);
-            intra = index(INTRA);
-            inter = index(INTER);
-            overlap = index(OVERLAP);
         }
 
-        private int index(String name) {
-            for (int j = 0; j < params.size(); j++) if (params.get(j).name.equals(name)) return j;
-            return -1;
-        }
-
-        Efficiency efficiency(double[] x) {
-            double scale = params.get(compute).natural(x[compute]);
-            double f = params.get(overlap).natural(x[overlap]);
-            if (scale == 1.0 && f == prior.overlapFraction()) return prior;
-            return prior.withComputeScale(scale).withOverlap(f);
-        }
-
-        Cluster cluster(double[] x) {
-            IntraNodeLink link = cluster.intraNode();
-            Network net = cluster.interNode();
-            boolean changed = false;
-            if (intra >= 0 && x[intra] != params.get(intra).mean) {
-                link = new IntraNodeLink(link.key(), link.kind(), link.unidirectionalGbps(),
-                        params.get(intra).natural(x[intra]), link.alphaUs(), link.busbwMeasured(), link.source());
-                changed = true;
+        Scenario scenario(double[] x) {
+            Scenario s = prior;
+            for (int j = 0; j < params.size(); j++) {
+                Param q = params.get(j);
+                if (x[j] != q.mean) s = s.with(q.param, q.natural(x[j]));
             }
-            if (inter >= 0 && x[inter] != params.get(inter).mean) {
-                // Network#nodeGbps returns busbwGbps when it is set: the fitted per-node bandwidth
-                net = new Network(net.key(), net.lineRateGbitS(), net.efficiency(), net.alphaUs(), net.nicsPerNode(),
-                        params.get(inter).natural(x[inter]), net.source());
-                changed = true;
-            }
-            if (!changed) return cluster;
-            return new Cluster(cluster.name(), cluster.gpu(), cluster.nodes(), cluster.gpusPerNode(), link, net);
-        }
-
-        double[] logPredictions(StepPrediction p) {
-            double[] out = new double[obs.size()];
-            for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).kind.of(p));
-            return out;
+            return s;
         }
 
         double[] logPredictions(double[] x) {
-            return logPredictions(StepModel.predict(cluster(x), run, efficiency(x)));
-        }
-
-        double[] residuals(double[] x, double[] logPred) {
-            int m = obs.size();
-            double[] r = new double[m + params.size()];
-            for (int i = 0; i < m; i++) r[i] = (logPred[i] - logMeasured[i]) / OBSERVATION_SIGMA;
-            for (int j = 0; j < params.size(); j++) r[m + j] = (x[j] - params.get(j).mean) / params.get(j).sigma;
-            return r;
+            StepPrediction p = scenario(x).predict();
+            double[] out = new double[obs.size()];
+            for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
+            return out;
         }
 
         @Override
         public Pair<RealVector, RealMatrix> value(RealVector point) {
-            evaluations++;
             double[] x = point.toArray();
             int m = obs.size(), n = params.size();
             double[] f0 = logPredictions(x);
-            double[] r = residuals(x, f0);
+            double[] r = new double[m + n];
+            for (int i = 0; i < m; i++) r[i] = (f0[i] - logMeasured[i]) / obs.get(i).sigma;
+            for (int j = 0; j < n; j++) r[m + j] = (x[j] - params.get(j).mean) / sigma[j];
             double cost = 0;
             for (double v : r) cost += v * v;
             if (cost < bestCost || best == null) {
@@ -397,8 +407,8 @@ public final class Fit {
                 xh[j] += FD_STEP;
                 double h = xh[j] - x[j];   // the step actually taken after rounding
                 double[] fj = logPredictions(xh);
-                for (int i = 0; i < m; i++) jac[i][j] = (fj[i] - f0[i]) / h / OBSERVATION_SIGMA;
-                jac[m + j][j] = 1 / params.get(j).sigma;
+                for (int i = 0; i < m; i++) jac[i][j] = (fj[i] - f0[i]) / h / obs.get(i).sigma;
+                jac[m + j][j] = 1 / sigma[j];
             }
             return new Pair<>(new ArrayRealVector(r, false), new Array2DRowRealMatrix(jac, false));
         }

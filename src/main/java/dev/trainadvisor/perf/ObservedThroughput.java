@@ -3,6 +3,7 @@ package dev.trainadvisor.perf;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.FlopsConvention;
 import dev.trainadvisor.spec.Measurements;
+import dev.trainadvisor.spec.Metric;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunMetrics;
 
@@ -13,26 +14,26 @@ import dev.trainadvisor.spec.RunMetrics;
  *
  * @param source the metric it came from, or null when the run measured none of these
  */
-public record ObservedThroughput(double tokensPerGpuPerS, double stepTimeS, String source) {
+public record ObservedThroughput(double tokensPerGpuPerS, double stepTimeS, Metric source) {
 
     public static ObservedThroughput of(Cluster c, RunMetrics run) {
         Measurements m = run.measured();
         double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
         FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
         double tokens = Double.NaN;
-        String source = null;
+        Metric source = null;
         if (!Double.isNaN(m.tokensPerGpuPerS())) {
             tokens = m.tokensPerGpuPerS();
-            source = "tokens_per_gpu_per_s";
+            source = Metric.TOKENS_PER_GPU_PER_S;
         } else if (!Double.isNaN(m.stepTimeS())) {
             tokens = tokensPerGpuStep / m.stepTimeS();
-            source = "step_time_s";
+            source = Metric.STEP_TIME_S;
         } else if (!Double.isNaN(m.tflopsPerGpu()) && conv != null) {
             tokens = m.tflopsPerGpu() * 1e12 / ConventionFlops.perToken(conv, run.model(), run.training());
-            source = "tflops_per_gpu";
+            source = Metric.TFLOPS_PER_GPU;
         } else if (!Double.isNaN(m.mfu())) {
             tokens = m.mfu() * c.gpu().peakTflops(Precision.BF16) * 1e12 / FlopsPerToken.of(run.model(), run.training()).model();
-            source = "mfu";
+            source = Metric.MFU;
         }
         double step = !Double.isNaN(m.stepTimeS()) ? m.stepTimeS() : tokensPerGpuStep / tokens;
         return new ObservedThroughput(tokens, step, source);

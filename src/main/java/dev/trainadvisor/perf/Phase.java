@@ -6,4 +6,9 @@ package dev.trainadvisor.perf;
  *
  * @param link the link a communication phase is bound by, or null for compute
  */
-public record Phase(String name, double seconds, double exposedSeconds, String link) {}
+public record Phase(String name, double seconds, double exposedSeconds, String link) {
+    public static final String FORWARD = "forward";
+    public static final String BACKWARD = "backward";
+    public static final String PIPELINE_BUBBLE = "pipeline-bubble";
+    public static final String OPTIMIZER = "optimizer";
+}

@@ -40,10 +40,10 @@ public final class StepModel {
         double optimizer = optimizerSeconds(cluster, m, p, t, eff);
 
         List<Phase> phases = new ArrayList<>();
-        phases.add(new Phase("forward", forward, forward, null));
-        phases.add(new Phase("backward", backward, backward, null));
-        if (p.pp() > 1) phases.add(new Phase("pipeline-bubble", bubble, bubble, null));
-        phases.add(new Phase("optimizer", optimizer, optimizer, null));
+        phases.add(new Phase(Phase.FORWARD, forward, forward, null));
+        phases.add(new Phase(Phase.BACKWARD, backward, backward, null));
+        if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
+        phases.add(new Phase(Phase.OPTIMIZER, optimizer, optimizer, null));
         double step = forward + backward + bubble + optimizer;
         for (Collective c : collectives) {
             phases.add(new Phase(c.name(), c.seconds(), c.exposedSeconds(), c.link().linkKey()));

@@ -24,17 +24,38 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
         return collectives.stream().mapToDouble(Collective::exposedSeconds).sum();
     }
 
+    /** The compute of every micro-batch's forward plus the exposed collectives that land in it. */
+    public double forwardSeconds() {
+        double s = phase(Phase.FORWARD);
+        for (Collective c : collectives) s += c.exposedForward();
+        return s;
+    }
+
+    /** The compute of every micro-batch's backward plus the exposed collectives that land in it. */
+    public double backwardSeconds() {
+        double s = phase(Phase.BACKWARD);
+        for (Collective c : collectives) s += c.exposedBackward();
+        return s;
+    }
+
     /**
-     * What a framework's forward-backward timer sees (InternEvo fwd_bwd_time, Megatron forward-backward):
-     * the step less the optimizer and the data-parallel collectives that run after backward unoverlapped
-     * (ZeRO's parameter all-gather, a gradient reduction that does not overlap).
+     * What runs after the last backward: the optimizer update and the data-parallel collectives that do not overlap
+     * (ZeRO's parameter all-gather, a gradient reduction that is not overlapped).
      */
-    public double fwdBwdSeconds() {
+    public double afterBackwardSeconds() {
         double after = optimizerSeconds;
-        for (Collective c : collectives) {
-            boolean dataParallel = c.group().equals("dp") || c.group().startsWith("zero");
-            if (dataParallel && c.overlapsWith().equals("none")) after += c.exposedSeconds();
-        }
-        return stepTimeS - after;
+        for (Collective c : collectives) after += c.exposedAfterBackward();
+        return after;
+    }
+
+    /**
+     * What a framework's forward-backward timer sees (InternEvo fwd_bwd_time, Megatron forward-backward): the step
+     * less {@link #afterBackwardSeconds()}; forward, backward and the pipeline bubble.
+     */
+    public double fwdBwdSeconds() { return stepTimeS - afterBackwardSeconds(); }
+
+    private double phase(String name) {
+        for (Phase p : phases) if (p.name().equals(name)) return p.exposedSeconds();
+        return 0;
     }
 }

@@ -30,7 +30,7 @@ public final class Topology {
      */
     public LinkChoice place(int size, int stride) {
         int perNode = cluster.gpusPerNode();
-        if (size <= 1) return new LinkChoice("none", LinkChoice.INTRA, Double.POSITIVE_INFINITY, 0, false, 1, 1);
+        if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1);
         // the group of rank 0: ranks 0, stride, 2*stride, ...; every other group of the kind is a shifted copy
         int nodes = 0, membersPerNode = 0, run = 0;
         long lastNode = -1;
@@ -44,7 +44,7 @@ public final class Topology {
             membersPerNode = Math.max(membersPerNode, ++run);
         }
         if (nodes == 1) {
-            return new LinkChoice(cluster.intraNode().key(), LinkChoice.INTRA, cluster.intraNode().busbwGbps(),
+            return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
                     cluster.intraNode().alphaUs(), false, 1, size);
         }
         Network net = cluster.interNode();
@@ -52,9 +52,9 @@ public final class Topology {
         double intraGbps = membersPerNode > 1 ? cluster.intraNode().busbwGbps() : Double.POSITIVE_INFINITY;
         double alpha = Math.max(net.alphaUs(), membersPerNode > 1 ? cluster.intraNode().alphaUs() : 0);
         if (intraGbps < netGbps) {
-            return new LinkChoice(cluster.intraNode().key(), LinkChoice.INTRA, intraGbps, alpha, true, nodes,
+            return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, intraGbps, alpha, true, nodes,
                     membersPerNode);
         }
-        return new LinkChoice(net.key(), LinkChoice.INTER, netGbps, alpha, true, nodes, membersPerNode);
+        return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, nodes, membersPerNode);
     }
 }

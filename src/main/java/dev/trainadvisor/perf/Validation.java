@@ -44,7 +44,7 @@ public final class Validation {
             tPred = p.tokensPerGpuPerS() * ConventionFlops.perToken(conv, run.model(), run.training()) / 1e12;
             tErr = tPred / tObs - 1;
         }
-        return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), o.source(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
+        return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), o.source() == null ? null : o.source().key(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
                 tObs, tPred, tErr);
     }
 

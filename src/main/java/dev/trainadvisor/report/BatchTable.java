@@ -1,8 +1,6 @@
 package dev.trainadvisor.report;
 
 import dev.trainadvisor.advice.Advice;
-import dev.trainadvisor.advice.Recommendation;
-import dev.trainadvisor.facts.Diagnosis;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,7 +24,7 @@ public record BatchTable(List<Row> rows) {
     public static BatchTable of(List<Advice> advice, List<String> files) {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < advice.size(); i++) {
-            Advice a = advice.get(i);
+            AdviceView a = AdviceView.of(advice.get(i));
             var c = a.run().path("cluster");
             int gpus = c.path("nodes").asInt() * c.path("gpus_per_node").asInt();
             String gpu = c.path("gpu").isTextual() ? c.path("gpu").asText() : c.path("gpu").path("key").asText();
@@ -34,9 +32,9 @@ public record BatchTable(List<Row> rows) {
             double predicted = a.prediction().tokensPerGpuPerS();
             double ratio = observed / predicted;
             double lost = Double.isNaN(ratio) ? Double.NaN : Math.max(0, 1 - ratio);
-            Diagnosis top = a.diagnoses().stream().filter(d -> !d.severity().equals("info")).findFirst()
+            AdviceView.DiagnosisView top = a.diagnoses().stream().filter(d -> !d.severity().equals("info")).findFirst()
                     .orElse(a.top());
-            Recommendation best = a.recommendations().isEmpty() ? null : a.recommendations().get(0);
+            AdviceView.RecommendationView best = a.recommendations().isEmpty() ? null : a.recommendations().get(0);
             rows.add(new Row(a.run().path("name").asText(), files.get(i), gpus, gpu, a.run().path("model").path("name").asText(),
                     observed, predicted, ratio, lost, a.observed() == null ? Double.NaN : a.observed().mfuHouse(),
                     top == null ? "" : top.id(), top == null ? "" : top.severity(), top == null ? 0 : top.impactFraction(),

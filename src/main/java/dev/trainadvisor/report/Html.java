@@ -1,8 +1,6 @@
 package dev.trainadvisor.report;
 
 import dev.trainadvisor.advice.Advice;
-import dev.trainadvisor.advice.Recommendation;
-import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.Evidence;
 
 import java.util.ArrayList;
@@ -22,19 +20,21 @@ public final class Html {
     static final String[] PALETTE = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
             "#ff9da7", "#9c755f", "#bab0ac"};
 
-    public static String of(Advice a) {
+    public static String of(Advice advice) { return of(AdviceView.of(advice)); }
+
+    public static String of(AdviceView a) {
         StringBuilder b = new StringBuilder();
         String name = a.run().path("name").asText();
         b.append("<h1>train-advisor: ").append(esc(name)).append("</h1>\n");
-        Diagnosis top = a.top();
+        AdviceView.DiagnosisView top = a.top();
         if (top != null) {
             b.append("<p class=\"verdict ").append(top.severity()).append("\"><b>").append(esc(top.severity().toUpperCase(Locale.ROOT)))
                     .append(":</b> ").append(esc(top.title()));
             if (top.impactFraction() > 0) b.append(" (").append(pct(top.impactFraction())).append(" of the step)");
             b.append("</p>\n");
         }
-        Advice.PredictionView p = a.prediction();
-        Advice.ObservedView o = a.observed();
+        AdviceView.PredictionView p = a.prediction();
+        AdviceView.ObservedView o = a.observed();
         b.append("<table><tr><th></th><th>predicted</th><th>observed</th></tr>\n");
         kpi(b, "step time (s)", p.stepTimeS(), o == null ? Double.NaN : o.stepTimeS());
         kpi(b, "tokens / GPU / s", p.tokensPerGpuPerS(), o == null ? Double.NaN : o.tokensPerGpuPerS());
@@ -46,7 +46,7 @@ public final class Html {
         b.append("<h2>Where the step goes</h2>\n");
         List<String> labels = new ArrayList<>();
         List<Double> values = new ArrayList<>();
-        for (Advice.BreakdownLine l : p.breakdown()) {
+        for (AdviceView.BreakdownLine l : p.breakdown()) {
             if (l.exposedSeconds() <= 0) continue;
             labels.add(l.phase() + (l.link() == null ? "" : " (" + l.link() + ")"));
             values.add(l.exposedSeconds());
@@ -55,7 +55,7 @@ public final class Html {
 
         if (a.fit() != null) {
             b.append("<h2>Fitted to the run's timings</h2>\n<table><tr><th>parameter</th><th>expected</th><th>fitted</th><th>set by</th><th>prior</th></tr>\n");
-            for (Advice.FitParameterView f : a.fit().parameters())
+            for (AdviceView.FitParameterView f : a.fit().parameters())
                 b.append("<tr><td>").append(esc(f.parameter())).append("</td><td>").append(num(f.expected())).append(' ').append(esc(f.unit()))
                         .append("</td><td>").append(num(f.fitted())).append(' ').append(esc(f.unit())).append("</td><td>")
                         .append(f.constrained() ? "the measurements" : "the prior").append("</td><td>").append(esc(f.priorSource()))
@@ -65,7 +65,7 @@ public final class Html {
 
         b.append("<h2>Diagnoses</h2>\n");
         if (a.diagnoses().isEmpty()) b.append("<p>No rule fired.</p>\n");
-        for (Diagnosis d : a.diagnoses()) {
+        for (AdviceView.DiagnosisView d : a.diagnoses()) {
             b.append("<h3><span class=\"badge ").append(d.severity()).append("\">").append(d.severity()).append("</span> ")
                     .append(esc(d.title())).append("</h3>\n<p><code>").append(esc(d.id())).append("</code>");
             if (d.impactFraction() > 0) b.append(", ").append(pct(d.impactFraction())).append(" of the step");
@@ -80,28 +80,28 @@ public final class Html {
         }
 
         b.append("<h2>Recommendations</h2>\n");
-        List<Recommendation> recs = a.recommendations();
+        List<AdviceView.RecommendationView> recs = a.recommendations();
         if (recs.isEmpty()) {
             b.append("<p>None with a predicted gain.</p>\n");
         } else {
             List<String> names = new ArrayList<>(List.of("as run"));
             // "as run": what the run measured (house count), else the prediction
             List<Double> tflops = new ArrayList<>(List.of(o != null ? o.tflopsPerGpuHouse() : p.tflopsPerGpu()));
-            for (Recommendation r : recs) {
+            for (AdviceView.RecommendationView r : recs) {
                 names.add(r.id());
                 tflops.add(r.predictedTflopsPerGpu());
             }
             b.append(hbars(names, tflops, "TFLOPS/GPU", true)).append('\n');
             b.append("<table><tr><th>#</th><th>action</th><th>predicted TFLOPS/GPU</th><th>speedup</th><th>addresses</th></tr>\n");
             int i = 1;
-            for (Recommendation r : recs)
+            for (AdviceView.RecommendationView r : recs)
                 b.append("<tr><td>").append(i++).append("</td><td>").append(esc(r.action())).append("<br><small>")
                         .append(esc(r.explanation())).append("</small></td><td>").append(num(r.predictedTflopsPerGpu()))
                         .append("</td><td>x").append(num(r.speedup())).append("</td><td>").append(esc(String.join(", ", r.addresses())))
                         .append("</td></tr>\n");
             b.append("</table>\n");
         }
-        Advice.MemoryView m = p.memory();
+        AdviceView.MemoryView m = p.memory();
         b.append("<h2>Memory per GPU</h2>\n<p>").append(num(m.totalGb())).append(" of ").append(num(m.capacityGb())).append(" GB</p>\n");
         List<String> memLabels = List.of("weights", "gradients", "optimizer", "activations", "logits", "buffers");
         List<Double> memValues = List.of(m.weightsGb(), m.gradientsGb(), m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb());

@@ -46,9 +46,9 @@ public final class Json {
                 .setDefaultPrettyPrinter(pp);
     }
 
-    public static String of(Advice advice) { return write(advice); }
+    public static String of(Advice advice) { return write(AdviceView.of(advice)); }
 
-    public static String of(List<Advice> advice) { return write(advice); }
+    public static String of(List<Advice> advice) { return write(advice.stream().map(AdviceView::of).toList()); }
 
     /** Any other report made of records (validation), in the same style. */
     public static String of(Record report) { return write(report); }

@@ -2,8 +2,6 @@ package dev.trainadvisor.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trainadvisor.advice.Advice;
-import dev.trainadvisor.advice.Recommendation;
-import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.Evidence;
 
 import java.util.List;
@@ -13,18 +11,19 @@ import java.util.Map;
 import static dev.trainadvisor.facts.Fmt.num;
 import static dev.trainadvisor.facts.Fmt.pct;
 
-/** Advice as a Markdown report: verdict first, then causes, remedies, and the numbers behind them. */
+/** Advice as a Markdown report: verdict first, then the numbers it rests on, causes, remedies, and the step. */
 public final class Markdown {
     private Markdown() {}
 
-    public static String of(Advice a) {
+    public static String of(Advice advice) { return of(AdviceView.of(advice)); }
+
+    public static String of(AdviceView a) {
         StringBuilder s = new StringBuilder();
         JsonNode run = a.run();
         JsonNode c = run.path("cluster");
         s.append("# train-advisor: ").append(run.path("name").asText()).append("\n\n");
         s.append("**Cluster:** ").append(c.path("nodes").asInt()).append(" node(s) x ").append(c.path("gpus_per_node").asInt())
-                .append(" ").append(gpuName(c.path("gpu"))).append(", intra-node ").append(c.path("intra_node").path("link").asText("none"));
-        if (c.path("intra_node").has("busbw_gbps")) s.append(" (measured ").append(num(c.path("intra_node").path("busbw_gbps").asDouble())).append(" GB/s)");
+                .append(" ").append(gpuName(c.path("gpu"))).append(", intra-node ").append(intra(c.path("intra_node")));
         if (c.has("inter_node")) s.append(", inter-node ").append(c.path("inter_node").path("nics_per_node").asInt()).append(" x ")
                 .append(c.path("inter_node").path("link").asText());
         s.append("  \n");
@@ -37,42 +36,53 @@ public final class Markdown {
                 .append(t.path("micro_batch_size").asInt()).append(" x ").append(t.path("micro_batches").asInt())
                 .append(", recompute ").append(t.path("recompute").asText()).append("\n\n");
 
-        Diagnosis top = a.top();
+        AdviceView.DiagnosisView top = a.top();
         if (top != null) {
             s.append("> **").append(top.severity().toUpperCase(Locale.ROOT)).append(": ").append(top.title()).append("**");
             if (top.impactFraction() > 0) s.append(" (").append(pct(top.impactFraction())).append(" of the step)");
             s.append("\n\n");
         }
 
-        Advice.PredictionView pr = a.prediction();
-        s.append("## Predicted and observed\n\n| | predicted | observed |\n|---|---:|---:|\n");
-        Advice.ObservedView o = a.observed();
-        row(s, "step time (s)", pr.stepTimeS(), o == null ? Double.NaN : o.stepTimeS());
-        row(s, "tokens / GPU / s", pr.tokensPerGpuPerS(), o == null ? Double.NaN : o.tokensPerGpuPerS());
-        row(s, "TFLOPS / GPU (house)", pr.tflopsPerGpu(), o == null ? Double.NaN : o.tflopsPerGpuHouse());
-        s.append("| MFU | ").append(pct(pr.mfu())).append(" | ").append(o == null ? "" : pct(o.mfuHouse())).append(" |\n\n");
+        AdviceView.PredictionView pr = a.prediction();
+        AdviceView.FitView fit = a.fit();
+        AdviceView.ObservedView o = a.observed();
+        s.append("## Predicted, fitted and observed\n\n| | predicted | fitted | observed |\n|---|---:|---:|---:|\n");
+        row(s, "step time (s)", pr.stepTimeS(), fit == null ? Double.NaN : fit.stepTimeS(), o == null ? Double.NaN : o.stepTimeS());
+        row(s, "tokens / GPU / s", pr.tokensPerGpuPerS(), fit == null ? Double.NaN : fit.tokensPerGpuPerS(),
+                o == null ? Double.NaN : o.tokensPerGpuPerS());
+        row(s, "TFLOPS / GPU (house)", pr.tflopsPerGpu(), fit == null ? Double.NaN : fit.tflopsPerGpu(),
+                o == null ? Double.NaN : o.tflopsPerGpuHouse());
+        s.append("| MFU | ").append(pct(pr.mfu())).append(" | ").append(fit == null ? "" : pct(fit.mfu())).append(" | ")
+                .append(o == null ? "" : pct(o.mfuHouse())).append(" |\n\n");
+        s.append("Predicted: the catalogue's hardware at its default efficiencies. ");
+        if (fit != null) s.append("Fitted: the model fitted to the run's times; every diagnosis and recommendation starts from it. ");
         if (o != null) s.append("Observed: ").append(o.relation()).append(".");
         if (a.gap() != null) s.append(" Observed throughput is ").append(num(a.gap().observedOverPredicted())).append("x predicted.");
         s.append("\n\n");
 
-        Advice.FitView fit = a.fit();
         if (fit != null) {
-            s.append("## Fitted to the run's timings\n\n");
-            s.append("The diagnoses and the what-ifs start from the model fitted to what the run measured (least squares,"
-                    + " catalogue values as priors): step ").append(num(fit.stepTimeS())).append(" s, ")
-                    .append(num(fit.tflopsPerGpu())).append(" TFLOPS per GPU.\n\n");
-            s.append("| parameter | expected | fitted | set by | prior |\n|---|---:|---:|---|---|\n");
-            for (Advice.FitParameterView fp : fit.parameters())
+            s.append("## Fitted to the run's times\n\n");
+            s.append("The fit weighed a healthy run against one quantity far off and chose **").append(fit.hypothesis())
+                    .append("** (probability ").append(pct(fit.posterior())).append(")");
+            if (!fit.alternatives().isEmpty())
+                s.append("; the times cannot rule out ").append(String.join(", ", fit.alternatives()));
+            s.append(".\n\n| parameter | expected | fitted | one sigma | set by | prior |\n|---|---:|---:|---:|---|---|\n");
+            for (AdviceView.FitParameterView fp : fit.parameters())
                 s.append("| ").append(fp.parameter()).append(" | ").append(num(fp.expected())).append(' ').append(fp.unit())
-                        .append(" | ").append(num(fp.fitted())).append(' ').append(fp.unit()).append(" | ")
+                        .append(" | ").append(num(fp.fitted())).append(' ').append(fp.unit()).append(" | ").append(num(fp.low()))
+                        .append("-").append(num(fp.high())).append(" | ")
                         .append(fp.constrained() ? "the measurements" : "the prior").append(" | ").append(fp.priorSource()).append(" |\n");
             s.append("\n");
         }
+        if (!a.implausible().isEmpty()) {
+            s.append("Not fitted: the measurements cannot be right (implausible-measurement).\n\n");
+        }
 
         s.append("## Diagnoses\n\n");
-        if (a.diagnoses().isEmpty()) s.append("No rule fired.\n\n");
+        if (a.diagnoses().isEmpty()) s.append("No rule fired: the run measured no throughput to judge, and nothing in its"
+                + " configuration costs a share of the step.\n\n");
         int i = 1;
-        for (Diagnosis d : a.diagnoses()) {
+        for (AdviceView.DiagnosisView d : a.diagnoses()) {
             s.append("### ").append(i++).append(". ").append(d.title()).append("\n\n");
             s.append("`").append(d.id()).append("`, severity **").append(d.severity()).append("**");
             if (d.impactFraction() > 0) s.append(", ").append(pct(d.impactFraction())).append(" of the step");
@@ -86,17 +96,21 @@ public final class Markdown {
         }
 
         s.append("## Recommendations\n\n");
-        List<Recommendation> recs = a.recommendations();
+        List<AdviceView.RecommendationView> recs = a.recommendations();
         if (recs.isEmpty()) {
             s.append("None with a predicted gain.\n\n");
         } else {
-            s.append("| # | action | predicted TFLOPS/GPU | speedup | addresses |\n|---:|---|---:|---:|---|\n");
+            s.append("Priced from the fitted step. Speedup = predicted / fitted throughput; the range covers the explanations"
+                    + " of the run's times the fit cannot rule out.\n\n");
+            s.append("| # | action | predicted TFLOPS/GPU | speedup | range | same math | addresses |\n|---:|---|---:|---:|---|---|---|\n");
             i = 1;
-            for (Recommendation r : recs) s.append("| ").append(i++).append(" | ").append(r.action()).append(" | ")
-                    .append(num(r.predictedTflopsPerGpu())).append(" | x").append(num(r.speedup())).append(" | ")
+            for (AdviceView.RecommendationView r : recs) s.append("| ").append(i++).append(" | ").append(r.action()).append(" | ")
+                    .append(num(r.predictedTflopsPerGpu())).append(" | x").append(num(r.speedup())).append(" | x")
+                    .append(num(r.speedupInterval()[0])).append("-").append(num(r.speedupInterval()[1])).append(" | ")
+                    .append(r.sameMath() ? "yes" : "no: changes the optimisation").append(" | ")
                     .append(String.join(", ", r.addresses())).append(" |\n");
             s.append("\n");
-            for (Recommendation r : recs) {
+            for (AdviceView.RecommendationView r : recs) {
                 s.append("- **").append(r.id()).append("**: change `");
                 boolean first = true;
                 for (Map.Entry<String, Object> e : r.change().entrySet()) {
@@ -110,26 +124,35 @@ public final class Markdown {
         }
 
         s.append("## Predicted step\n\n| phase | seconds | exposed | link |\n|---|---:|---:|---|\n");
-        for (Advice.BreakdownLine b : pr.breakdown()) s.append("| ").append(b.phase()).append(" | ").append(num(b.seconds()))
+        for (AdviceView.BreakdownLine b : pr.breakdown()) s.append("| ").append(b.phase()).append(" | ").append(num(b.seconds()))
                 .append(" | ").append(num(b.exposedSeconds())).append(" | ").append(b.link() == null ? "" : b.link()).append(" |\n");
-        Advice.MemoryView mem = pr.memory();
+        AdviceView.MemoryView mem = pr.memory();
         s.append("\nMemory per GPU: ").append(num(mem.totalGb())).append(" of ").append(num(mem.capacityGb()))
                 .append(" GB (weights ").append(num(mem.weightsGb())).append(", gradients ").append(num(mem.gradientsGb()))
                 .append(", optimizer ").append(num(mem.optimizerGb())).append(", activations ").append(num(mem.activationsGb()))
                 .append(", logits ").append(num(mem.logitsGb())).append(", buffers ").append(num(mem.buffersGb())).append(").\n");
         if (mem.stages().size() > 1) {
             s.append("\n| pipeline stage | GB | of which activations |\n|---:|---:|---:|\n");
-            for (Advice.StageMemoryView st : mem.stages())
+            for (AdviceView.StageMemoryView st : mem.stages())
                 s.append("| ").append(st.stage()).append(" | ").append(num(st.totalGb())).append(" | ").append(num(st.activationsGb())).append(" |\n");
         }
         for (String n : pr.notes()) s.append("\nNot modelled: ").append(n).append(".\n");
         return s.toString();
     }
 
+    static String intra(JsonNode intra) {
+        StringBuilder s = new StringBuilder(intra.path("link").asText("none"));
+        if (intra.has("sockets")) s.append(", ").append(intra.path("sockets").asInt()).append(" sockets");
+        if (intra.has("transport")) s.append(", ").append(intra.path("transport").asText());
+        if (intra.has("busbw_gbps")) s.append(" (").append(num(intra.path("busbw_gbps").asDouble())).append(" GB/s measured)");
+        return s.toString();
+    }
+
     private static String gpuName(JsonNode gpu) { return gpu.isTextual() ? gpu.asText() : gpu.path("key").asText(); }
 
-    private static void row(StringBuilder s, String name, double predicted, double observed) {
+    private static void row(StringBuilder s, String name, double predicted, double fitted, double observed) {
         s.append("| ").append(name).append(" | ").append(num(predicted)).append(" | ")
+                .append(Double.isNaN(fitted) ? "" : num(fitted)).append(" | ")
                 .append(Double.isNaN(observed) ? "" : num(observed)).append(" |\n");
     }
 }

@@ -65,7 +65,7 @@ public final class Catalog {
         }
         Map<String, Entry<IntraNodeLink>> links = new LinkedHashMap<>();
         for (JsonNode l : read("knowledge-base/links.json").get("links")) {
-            IntraNodeLink link = new IntraNodeLink(l.get("key").asText(), l.path("kind").asText("pcie"),
+            IntraNodeLink link = new IntraNodeLink(l.get("key").asText(), LinkKind.of(l.path("kind").asText("pcie")),
                     l.get("unidirectional_gbps_per_gpu").asDouble(), l.get("busbw_gbps").asDouble(),
                     l.path("alpha_us").asDouble(10), false, l.path("source").asText());
             links.put(link.key(), new Entry<>(link.key(), link, aliases(l), l));

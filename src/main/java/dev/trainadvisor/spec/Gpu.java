@@ -29,4 +29,23 @@ public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, d
     }
 
     public boolean hasFp8() { return peakTflops.get(Precision.FP8) != null; }
+
+    /**
+     * The CUDA compute capability of the architecture times ten (80 for Ampere's A100, 90 for Hopper), or 0 for a GPU
+     * that is not NVIDIA's or of unknown architecture: NVIDIA, "CUDA GPUs - Compute Capability"
+     * (https://developer.nvidia.com/cuda-gpus): Volta 7.0, Turing 7.5, Ampere 8.0 (A100; 8.6 for GeForce), Ada
+     * Lovelace 8.9, Hopper 9.0, Blackwell 10.0 (B200, GB200).
+     */
+    public int smVersion() {
+        if (architecture == null) return 0;
+        return switch (architecture) {
+            case "Volta" -> 70;
+            case "Turing" -> 75;
+            case "Ampere" -> 80;
+            case "Ada Lovelace" -> 89;
+            case "Hopper" -> 90;
+            case "Blackwell" -> 100;
+            default -> 0;
+        };
+    }
 }

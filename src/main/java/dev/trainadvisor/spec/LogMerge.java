@@ -22,8 +22,14 @@ import java.util.Set;
  */
 final class LogMerge {
     /** Metric names a run file accepts (SpecReader's metrics block). */
-    static final Set<String> METRICS = Set.of("tflops_per_gpu", "tokens_per_gpu_per_s", "step_time_s", "fwd_bwd_time_s",
-            "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps", "loss_scale");
+    static final Set<String> METRICS = metrics();
+
+    /** Every metric a log can give: all of them but the convention, which belongs to the log's format. */
+    private static Set<String> metrics() {
+        java.util.Set<String> out = new java.util.HashSet<>(Metric.keys());
+        out.remove(Metric.TFLOPS_CONVENTION.key());
+        return Set.copyOf(out);
+    }
 
     private LogMerge() {}
 

@@ -51,9 +51,7 @@ public final class SpecReader {
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels");
-    private static final Set<String> METRICS = Set.of("tflops_per_gpu", "tflops_convention", "tokens_per_gpu_per_s",
-            "step_time_s", "fwd_bwd_time_s", "optimizer_time_s", "mfu", "peak_memory_gb", "steps", "skipped_steps",
-            "loss_scale");
+    private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
 
@@ -208,7 +206,7 @@ public final class SpecReader {
         intra.allowOnly(INTRA);
         IntraNodeLink link;
         if (perNode == 1 && !intra.has("link")) {
-            link = new IntraNodeLink("none", "none", 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node");
+            link = new IntraNodeLink("none", LinkKind.NONE, 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node");
         } else {
             if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
                     catalog.links().keySet()) + ") is required when a node holds more than one GPU");
@@ -415,7 +413,8 @@ public final class SpecReader {
             throw m.error("skipped_steps", "at most steps (" + steps + "), got " + skipped);
         return new Measurements(m.positiveDouble("tflops_per_gpu", Double.NaN), conv,
                 m.positiveDouble("tokens_per_gpu_per_s", Double.NaN), m.positiveDouble("step_time_s", Double.NaN),
-                m.positiveDouble("fwd_bwd_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
+                m.positiveDouble("fwd_bwd_time_s", Double.NaN), m.positiveDouble("forward_time_s", Double.NaN),
+                m.positiveDouble("backward_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
                 mfu, m.positiveDouble("peak_memory_gb", Double.NaN), steps, skipped,
                 m.positiveDouble("loss_scale", Double.NaN));
     }

@@ -1,0 +1,59 @@
+package dev.trainadvisor.engine;
+
+import dev.trainadvisor.facts.Grant;
+import dev.trainadvisor.facts.Diagnosis;
+import dev.trainadvisor.facts.Explain;
+import dev.trainadvisor.facts.RemedyProposal;
+import dev.trainadvisor.facts.Severity;
+import dev.trainadvisor.facts.StepFact;
+import org.kie.api.definition.rule.Rule;
+import org.kie.api.runtime.rule.RuleContext;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a rule's consequence builds: a diagnosis or a remedy proposal, named by the firing rule's metadata
+ * ({@code @id}, {@code @title}). The rule inserts it (logically, so that it goes when the rule's reasons go):
+ *
+ * <pre>{@code
+ * insertLogical(Conclude.diagnosis(kcontext, Severity.HIGH, $step, $grant, Explanations.linkUnderperforms(...)));
+ * }</pre>
+ */
+public final class Conclude {
+    private Conclude() {}
+
+    /** A cause that explains the seconds of {@code granted}, of the given severity. */
+    public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
+                                      Explain explain) {
+        Rule rule = kcontext.getRule();
+        return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity,
+                granted.seconds() / step.stepTimeS(), explain.text() + " [rule " + rule.getName() + "]",
+                explain.evidence(), rule.getName(), granted.claims());
+    }
+
+    /** A finding that explains no seconds of the step (accounting, memory, a healthy run, skipped steps). */
+    public static Diagnosis finding(RuleContext kcontext, Severity severity, Explain explain) {
+        Rule rule = kcontext.getRule();
+        return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity, 0,
+                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of());
+    }
+
+    /**
+     * A remedy, named by the rule's {@code @id}, for the diagnoses it answers ({@code addresses}: Diagnosis facts or
+     * their ids).
+     */
+    public static RemedyProposal remedy(RuleContext kcontext, String action, Map<String, Object> change, boolean sameMath,
+                                        Collection<?> addresses, String reason) {
+        Rule rule = kcontext.getRule();
+        List<String> ids = new ArrayList<>();
+        for (Object o : addresses) {
+            String id = o instanceof Diagnosis d ? d.id() : o.toString();
+            if (!ids.contains(id)) ids.add(id);
+        }
+        ids.sort(null);
+        return new RemedyProposal(RuleInfo.meta(rule, "id"), action, change, sameMath, ids, reason, rule.getName());
+    }
+}

@@ -1,0 +1,15 @@
+package dev.trainadvisor.facts;
+
+import java.util.Locale;
+
+/** Where the bandwidth of a link in the facts comes from. */
+public enum BandwidthSource {
+    /** The catalogue's typical node. */
+    CATALOGUE,
+    /** The run file: busbw_gbps, or an nccl-tests output. */
+    MEASURED,
+    /** Fitted to the run's own times. */
+    FITTED;
+
+    public String key() { return name().toLowerCase(Locale.ROOT); }
+}

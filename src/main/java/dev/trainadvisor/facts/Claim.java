@@ -1,0 +1,10 @@
+package dev.trainadvisor.facts;
+
+/**
+ * Seconds of the step a diagnosis explains: a share of one phase of the predicted step (a compute phase, the
+ * pipeline bubble, the optimizer, or one collective's exposed time). No two diagnoses claim the same second, so their
+ * impacts never add up past the step.
+ *
+ * @param phase a phase name of the step's breakdown (perf.Phase constants, or a collective's key)
+ */
+public record Claim(String phase, double seconds) {}

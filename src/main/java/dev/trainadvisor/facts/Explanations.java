@@ -1,0 +1,422 @@
+package dev.trainadvisor.facts;
+
+import dev.trainadvisor.perf.FitHypothesis;
+import dev.trainadvisor.perf.FitParam;
+import dev.trainadvisor.perf.LinkScope;
+import dev.trainadvisor.perf.MeasurementCheck;
+import dev.trainadvisor.spec.Recompute;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The prose of every shipped diagnosis, rendered from the facts the rule matched. The rules decide whether a
+ * diagnosis holds and what it claims; this writes it down, each number through {@link Explain} so that it is listed
+ * as evidence and each formula is written whole (latency included) with what it comes to.
+ */
+public final class Explanations {
+    private Explanations() {}
+
+    // ---------------------------------------------------------------- shared pieces
+
+    /** "X s of the Y s step: X s / Y s = Z%". */
+    private static Explain share(Explain e, String name, double seconds, StepFact s) {
+        return e.eq(Eq.div(Eq.v(name, seconds, "s"), Eq.v("step_time_s", s.stepTimeS(), "s")), name + "_share",
+                100 * seconds / s.stepTimeS(), "%");
+    }
+
+    /** The claimed seconds and their share of the step, with what causes before it took of the same phases. */
+    private static Explain claimed(Explain e, double wanted, Grant g, StepFact s, Collection<?> prior) {
+        double taken = 0;
+        List<String> by = new ArrayList<>();
+        for (Object o : prior) {
+            Diagnosis d = (Diagnosis) o;
+            if (d.claimedSeconds() > 0) {
+                taken += d.claimedSeconds();
+                by.add(d.id());
+            }
+        }
+        if (Math.abs(wanted - g.seconds()) > 1e-9 * Math.max(1, wanted) && !by.isEmpty()) {
+            e.text(" Of these, ").eq(Eq.minus(Eq.v("exposed_seconds", wanted, "s"), Eq.v("explained_by_causes_seconds",
+                    wanted - g.seconds(), "s")), "claimed_seconds", g.seconds(), "s")
+                    .text(" are this diagnosis' once " + String.join(" and ", by) + " took theirs;");
+        } else {
+            e.text(" This diagnosis explains ").num("claimed_seconds", g.seconds(), "s").text(" of the step;");
+        }
+        e.text(" ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the step.");
+    }
+
+    private static String source(BandwidthSource b) {
+        return switch (b) {
+            case MEASURED -> "as measured";
+            case FITTED -> "fitted to the run's times";
+            case CATALOGUE -> "the catalogue's value";
+        };
+    }
+
+    /** One collective's time in full: "op over n GPUs: calls x alpha + factor x bytes / busbw = seconds, exposed". */
+    private static void collective(Explain e, CollectiveFact c) {
+        String n = c.name();
+        e.text(n + " over ").count(n + ".group_size", c.groupSize()).text(" GPUs: ");
+        Eq transfer = Eq.div(Eq.times(Eq.v(n + ".factor", c.factor(), ""), Eq.v(n + ".bytes", c.bytesPerStep() / 1e9, "GB")),
+                Eq.v(n + ".busbw", c.busbwGbps(), "GB/s"));
+        Eq formula = c.calls() > 0 && c.alphaUs() > 0
+                ? Eq.plus(Eq.times(Eq.v(n + ".calls", c.calls(), ""), Eq.v(n + ".alpha", c.alphaUs(), "us")), transfer) : transfer;
+        e.eq(formula, n + ".seconds", c.seconds(), "s").text(", of which ").num(n + ".exposed_seconds", c.exposedSeconds(), "s")
+                .text(" exposed");
+    }
+
+    private static List<CollectiveFact> sorted(Collection<?> items) {
+        List<CollectiveFact> out = new ArrayList<>();
+        for (Object o : items) out.add((CollectiveFact) o);
+        out.sort(Comparator.comparing(CollectiveFact::op));
+        return out;
+    }
+
+    /** What the run's times cannot tell apart from the chosen explanation, and the measurement that would decide. */
+    private static void rivals(Explain e, Collection<?> rivals) {
+        List<HypothesisFact> rs = new ArrayList<>();
+        for (Object o : rivals) {
+            HypothesisFact h = (HypothesisFact) o;
+            if (h.rival()) rs.add(h);
+        }
+        if (rs.isEmpty()) return;
+        rs.sort(Comparator.comparing(HypothesisFact::hypothesis));
+        e.text(" The run's times cannot tell this from ");
+        boolean first = true;
+        for (HypothesisFact h : rs) {
+            if (!first) e.text(", or from ");
+            first = false;
+            String k = "rival." + h.hypothesis().key();
+            if (h.hypothesis().param() == null) {
+                e.text(h.hypothesis() == FitHypothesis.NOMINAL ? "a run with nothing far off" : "several quantities off at once");
+            } else {
+                e.text(what(h.hypothesis().param()) + " at ").times(k + ".ratio", h.fitted() / h.expected());
+            }
+            e.text(" (probability ").pct(k + ".posterior", h.posterior()).text(")");
+        }
+        e.text("; " + decide(rs) + " decides.");
+    }
+
+    private static String what(FitParam p) {
+        return switch (p) {
+            case COMPUTE_SCALE -> "compute";
+            case INTRA_NODE_BUSBW -> "the intra-node link";
+            case INTER_NODE_GBPS -> "the network";
+            case OVERLAP_FRACTION -> "the overlap";
+        };
+    }
+
+    /** The measurement that separates the alternatives. */
+    private static String decide(List<HypothesisFact> rs) {
+        List<String> out = new ArrayList<>();
+        for (HypothesisFact h : rs) {
+            FitParam p = h.hypothesis().param();
+            String m = p == null ? "per-phase timers (forward, backward, optimizer) in the log"
+                    : switch (p) {
+                case INTRA_NODE_BUSBW -> "nccl-tests all_reduce_perf on one node (its busbw_gbps in the run file)";
+                case INTER_NODE_GBPS -> "nccl-tests all_reduce_perf across two nodes";
+                case COMPUTE_SCALE -> "a GEMM benchmark on one GPU and nvidia-smi -q -d PERFORMANCE (clocks, throttling)";
+                case OVERLAP_FRACTION -> "a profiler trace (PyTorch profiler or nsys) showing NCCL kernels beside the backward";
+            };
+            if (!out.contains(m)) out.add(m);
+        }
+        out.add(0, "forward and backward times from the log (forward_time_s, backward_time_s)");
+        return String.join(", or ", out);
+    }
+
+    // ---------------------------------------------------------------- measurement
+
+    public static Explain implausible(Collection<?> checks) {
+        Explain e = Explain.start().text("The measurements cannot be right:");
+        List<MeasurementCheck> cs = new ArrayList<>();
+        for (Object o : checks) cs.add((MeasurementCheck) o);
+        cs.sort(Comparator.comparing(MeasurementCheck::kind));
+        for (MeasurementCheck c : cs) {
+            String k = c.kind().key();
+            switch (c.kind()) {
+                case MFU_ABOVE_PEAK -> e.text(" the observed throughput (from " + c.metric().key() + ") is an MFU of ")
+                        .pct(k + ".mfu", c.measured()).text(" of the GPU's dense peak, which no GPU exceeds;");
+                case STEP_BELOW_PEAK_COMPUTE -> e.text(" the step of ").num(k + ".step_time_s", c.measured(), "s")
+                        .text(" (from " + c.metric().key() + ") is shorter than the ").num(k + ".compute_at_peak_s", c.limit(), "s")
+                        .text(" its FLOPs take at the GPU's peak;");
+                case PRINTED_TFLOPS_MISMATCH -> e.text(" the printed TFLOPS are ").eq(Eq.div(Eq.v(k + ".printed", c.measured(), "TFLOPS"),
+                        Eq.v(k + ".tokens_x_flops", c.limit(), "TFLOPS")), k + ".ratio", c.ratio(), "")
+                        .text(" of what the measured tokens/s times the framework's own FLOPs per token give;");
+                case TIMER_EXCEEDS_STEP -> e.text(" " + c.metric().key() + " of ").num(k + "." + c.metric().key(), c.measured(), "s")
+                        .text(" is longer than the step of ").num(k + ".step_time_s", c.limit(), "s").text(";");
+            }
+        }
+        return e.text(" so the run is not fitted and the advice reasons on the catalogue prediction. Check the units of the"
+                + " log's numbers, which steps and ranks they average over, and tokens per step (micro-batch size, micro-batches,"
+                + " sequence length).");
+    }
+
+    public static Explain flopsAccounting(ObservationFact o) {
+        Explain e = Explain.start().text("The run prints ").num("tflops_printed", o.tflopsPrinted(), "TFLOPS")
+                .text(" per GPU counting ").num("convention_gflops_per_token", o.conventionFlopsPerToken() / 1e9, "GFLOPs")
+                .text(" per token (" + o.convention().key + " convention); the house count is ")
+                .num("house_gflops_per_token", o.houseFlopsPerToken() / 1e9, "GFLOPs").text(" per token, ")
+                .times("house_over_convention", o.houseFlopsPerToken() / o.conventionFlopsPerToken())
+                .text(" the framework's. In house terms the printed figure is ");
+        e.eq(Eq.div(Eq.times(Eq.v("tflops_printed", o.tflopsPrinted(), "TFLOPS"),
+                        Eq.v("house_gflops_per_token", o.houseFlopsPerToken() / 1e9, "GFLOPs")),
+                Eq.v("convention_gflops_per_token", o.conventionFlopsPerToken() / 1e9, "GFLOPs")),
+                "tflops_printed_in_house_terms", o.tflopsPrinted() * o.houseFlopsPerToken() / o.conventionFlopsPerToken(), "TFLOPS");
+        if (!Double.isNaN(o.tokensPerGpuPerS())) {
+            e.text("; the measured throughput gives ").eq(Eq.div(Eq.v("tflops_house", o.tflopsHouse(), "TFLOPS"),
+                    Eq.v("peak_tflops", o.peakTflops(), "TFLOPS")), "mfu_house", 100 * o.mfuHouse(), "%")
+                    .text(" house MFU");
+        }
+        return e.text(".");
+    }
+
+    public static Explain healthy(GapFact g, Materiality m) {
+        Explain e = Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
+                .text(" the prediction (step ").num("observed_step_time_s", g.observedStepS(), "s").text(" observed, ")
+                .num("predicted_step_time_s", g.predictedStepS(), "s").text(" predicted), within the model's ")
+                .pct("model_error", m.modelError()).text(" error, and no cause costs ").pct("material", m.material())
+                .text(" of the step or more.");
+        return e;
+    }
+
+    public static Explain unexplainedSlowdown(GapFact g, Grant grant, Collection<?> rivals) {
+        Explain e = Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
+                .text(" the prediction: ").eq(Eq.minus(Eq.v("observed_step_time_s", g.observedStepS(), "s"),
+                        Eq.v("predicted_step_time_s", g.predictedStepS(), "s")), "unexplained_seconds", g.unexplainedS(), "s")
+                .text(" of the observed step are not in the modelled compute, communication or optimizer step, and no cause"
+                        + " the rules know accounts for them. ");
+        if (grant.seconds() > 0) e.text("The fitted step spreads ").num("claimed_seconds", grant.seconds(), "s")
+                .text(" of them over the phases no other diagnosis claims. ");
+        List<String> hyp = new ArrayList<>();
+        for (Object o : rivals) {
+            HypothesisFact h = (HypothesisFact) o;
+            if (h.chosen() || h.rival()) hyp.add(h.hypothesis().key());
+        }
+        return e.text("Measure next: nccl-tests all_reduce_perf on one node and across two (the links), the data loader's time"
+                + " per step (batch-generator timer), per-rank step times (stragglers), and a GEMM benchmark with"
+                + " nvidia-smi -q -d PERFORMANCE (clocks, throttling)"
+                + (hyp.isEmpty() ? "." : "; the fit weighed " + String.join(", ", hyp) + " as the likeliest explanations."));
+    }
+
+    public static Explain fasterThanModel(GapFact g, RunFact r) {
+        return Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
+                .text(" the prediction (step ").num("observed_step_time_s", g.observedStepS(), "s").text(" observed, ")
+                .num("predicted_step_time_s", g.predictedStepS(), "s")
+                .text(" predicted): the run is faster than the model allows, so the model or its inputs are off. Check, in this"
+                        + " order: the tokens per step (micro-batch size, micro-batches, sequence length: a step that processes"
+                        + " fewer tokens than the file says runs faster), the GPU (" + r.gpu() + ": a faster variant?), the"
+                        + " link (" + r.intraLink() + ") and network, recomputation and flash attention as the run really had"
+                        + " them, and for a printed TFLOPS its tflops_convention.");
+    }
+
+    // ---------------------------------------------------------------- communication
+
+    public static Explain linkUnderperforms(RunFact r, StepFact s, Collection<?> faults, Collection<?> items, Grant g,
+                                            Collection<?> rivals) {
+        Explain e = Explain.start();
+        List<Fault> fs = new ArrayList<>();
+        for (Object o : faults) fs.add((Fault) o);
+        fs.sort(Comparator.comparing(Fault::param));
+        boolean first = true;
+        for (Fault f : fs) {
+            boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
+            String k = f.param().key();
+            e.text(first ? "" : " ").text((f.measured() ? "As measured" : "Fitted to the run's times") + ", the "
+                    + (intra ? "intra-node link " + r.intraLink() : "network " + r.interLink()) + " delivers ")
+                    .num(k + ".fitted", f.fitted(), "GB/s").text(" where the catalogue gives ").num(k + ".expected", f.expected(), "GB/s")
+                    .text(": ").eq(Eq.div(Eq.v(k + ".fitted", f.fitted(), "GB/s"), Eq.v(k + ".expected", f.expected(), "GB/s")),
+                            k + ".ratio_pct", 100 * f.fitted() / f.expected(), "%").text(" of its rating");
+            if (!f.measured()) e.text(" (probability ").pct(k + ".posterior", f.posterior()).text(")");
+            e.text(".");
+            first = false;
+        }
+        e.text(" At its rating the step would be ").num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+        List<CollectiveFact> on = new ArrayList<>();
+        for (CollectiveFact c : sorted(items)) {
+            for (Fault f : fs) {
+                boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
+                if ((c.scope() == LinkScope.INTRA_NODE) == intra) on.add(c);
+            }
+        }
+        if (!on.isEmpty()) {
+            e.text(" On the slow link, each collective takes calls x alpha + factor x bytes / busbw: ");
+            for (int i = 0; i < on.size(); i++) {
+                if (i > 0) e.text("; ");
+                collective(e, on.get(i));
+            }
+            e.text(".");
+        }
+        boolean intra = fs.stream().anyMatch(f -> f.param() == FitParam.INTRA_NODE_BUSBW);
+        e.text(intra ? " Check peer-to-peer access (nvidia-smi topo -m: GPUs under different CPU sockets show SYS, and NCCL"
+                + " stages their traffic through host memory; NCCL_P2P_DISABLE; ACS or the IOMMU on PCIe switches), the PCIe"
+                + " link width and generation (nvidia-smi -q), and NCCL_DEBUG=INFO's transport (P2P, SHM or NET/Socket)."
+                : " Check that NCCL uses the RDMA NICs (NCCL_DEBUG=INFO shows NET/IB, not NET/Socket), GPUDirect RDMA, and"
+                + " the NICs' link speed; measure with nccl-tests across nodes.");
+        rivals(e, rivals);
+        return e;
+    }
+
+    public static Explain tpAcrossNodes(RunFact r, StepFact s, Collection<?> items, Grant g) {
+        Explain e = Explain.start().text("The tensor-parallel group of ").count("tp", r.tp()).text(" GPUs spans nodes of ")
+                .count("gpus_per_node", r.gpusPerNode()).text(" GPUs: its per-layer collectives cross " + r.interLink()
+                        + ", with nothing to hide behind. ");
+        for (CollectiveFact c : sorted(items)) {
+            collective(e, c);
+            e.text(". ");
+        }
+        e.text("They leave ").num("claimed_seconds", g.seconds(), "s").text(" exposed: ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
+    public static Explain unoverlapped(StepFact s, Collection<?> off, Collection<?> fault, Grant g) {
+        Explain e = Explain.start();
+        List<Saving> sv = new ArrayList<>();
+        for (Object o : off) sv.add((Saving) o);
+        sv.sort(Comparator.comparing(Saving::kind));
+        for (Saving x : sv) {
+            String what = x.kind() == Saving.Kind.OVERLAP_PARAM_GATHER
+                    ? "overlap_param_gather is off, so the updated parameters are gathered after the optimizer step"
+                    : "overlap_grad_reduce is off, so the gradients are reduced after the backward pass";
+            e.text(Character.toUpperCase(what.charAt(0)) + what.substring(1) + "; overlapped, the step would be ")
+                    .num(x.kind().key() + ".saving_seconds", x.seconds(), "s").text(" shorter. ");
+        }
+        for (Object o : fault) {
+            Fault f = (Fault) o;
+            e.text("Fitted to the run's times, the overlapped collectives hide ").eq(Eq.div(Eq.v("overlap.fitted", f.fitted(), ""),
+                    Eq.v("overlap.expected", f.expected(), "")), "overlap.ratio_pct", 100 * f.ratio(), "%")
+                    .text(" of what they should (probability ").pct("overlap.posterior", f.posterior())
+                    .text("): NCCL kernels slowed by the compute beside them, CUDA_DEVICE_MAX_CONNECTIONS=1 serializing the"
+                            + " streams, or buckets that arrive too late to hide. ");
+        }
+        e.text("Together that is ").num("claimed_seconds", g.seconds(), "s").text(": ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
+    public static Explain linkBound(RunFact r, StepFact s, Collection<?> items, Grant g, Collection<?> prior) {
+        List<CollectiveFact> cs = sorted(items);
+        boolean intra = cs.get(0).scope() == LinkScope.INTRA_NODE;
+        Explain e = Explain.start();
+        if (intra) {
+            e.text("The collectives bound by the intra-node link " + r.intraLink() + " (").num("intra_node_busbw", r.intraBusbwGbps(), "GB/s")
+                    .text(" all-reduce bus bandwidth, " + source(r.intraBusbwSource()) + ")");
+        } else {
+            e.text("The collectives that cross nodes over " + r.interLink() + " (").count("nics_per_node", r.nicsPerNode())
+                    .text(" NICs per node, ").num("inter_node_gbps", r.interNodeGbps(), "GB/s")
+                    .text(" per node, " + source(r.interSource()) + ")");
+        }
+        double exposed = 0;
+        for (CollectiveFact c : cs) exposed += c.exposedSeconds();
+        e.text(" leave ").num("exposed_seconds", exposed, "s").text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step exposed. Each takes calls x alpha + factor x bytes / busbw: ");
+        for (int i = 0; i < cs.size(); i++) {
+            if (i > 0) e.text("; ");
+            collective(e, cs.get(i));
+        }
+        e.text(".");
+        return claimed(e, exposed, g, s, prior);
+    }
+
+    // ---------------------------------------------------------------- compute
+
+    public static Explain computeUnderperforms(Fault f, StepFact s, Grant g, Collection<?> rivals) {
+        Explain e = Explain.start().text("Fitted to the run's times, GEMMs and attention run at ")
+                .times("compute_scale.fitted", f.fitted()).text(" of what this GPU reaches in benchmarks (probability ")
+                .pct("compute_scale.posterior", f.posterior()).text("). At the benchmarks' pace the step would be ")
+                .num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step. Check the clocks and throttle reasons (nvidia-smi -q -d PERFORMANCE,CLOCK: power or thermal"
+                        + " limits), other processes on the GPUs, and a GEMM benchmark against the catalogue's MAMF.");
+        rivals(e, rivals);
+        return e;
+    }
+
+    public static Explain slowAttention(RunFact r, StepFact s, Grant g) {
+        String now = !r.flashAttention() ? "without flash attention" : "with the " + r.attentionKernel().name().toLowerCase()
+                + " kernel";
+        Explain e = Explain.start().text("The run computes attention " + now + "; FlashAttention-2 would run the step ")
+                .num("claimed_seconds", g.seconds(), "s").text(" faster: ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+        if (r.smVersion() < 80) e.text(" FlashAttention-2 needs an Ampere or later GPU; " + r.gpu()
+                + " is older, so this is what the kernel costs, not a remedy.");
+        return e;
+    }
+
+    public static Explain eagerElementwise(StepFact s, Grant g) {
+        Explain e = Explain.start().text("Norms, rotary and the activation run as eager PyTorch composites; fused, the step"
+                + " would run ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
+    public static Explain recompute(RunFact r, StepFact s, MemoryFact m, Grant g) {
+        Explain e = Explain.start().text("Recomputation (" + r.recompute().key() + ") runs ")
+                .eq(Eq.div(Eq.v("hardware_gflops_per_token", s.hardwareFlopsPerToken() / 1e9, "GFLOPs"),
+                        Eq.v("model_gflops_per_token", s.modelFlopsPerToken() / 1e9, "GFLOPs")), "flops_ratio",
+                        s.hardwareFlopsPerToken() / s.modelFlopsPerToken(), "")
+                .text(" times the model's FLOPs per token: ").num("claimed_seconds", g.seconds(), "s").text(" of recomputed forward, ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step, while the step holds ").num("total_gb", m.totalGb(), "GB").text(" of the ").num("capacity_gb", m.capacityGb(), "GB")
+                .text(" the GPU has.");
+        return e;
+    }
+
+    public static Explain smallMicroBatch(RunFact r, StepFact s, Grant g) {
+        Explain e = Explain.start().text("With ").count("tokens_per_micro_batch", Math.round(s.tokensPerMicroBatch()))
+                .text(" tokens per micro-batch on each GPU, the layer GEMMs keep ").pct("wave_efficiency", s.waveEfficiency())
+                .text(" of the SMs busy over their waves (tiles of 128 x 128, one per SM a wave): the idle SMs of the last,"
+                        + " partly empty wave cost ").num("claimed_seconds", g.seconds(), "s").text(", ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
+    public static Explain optimizerBound(RunFact r, StepFact s, Grant g) {
+        Explain e = Explain.start().text("The optimizer step takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step: Adam reads and writes about 28 bytes per parameter it updates"
+                        + (r.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
+        return e;
+    }
+
+    public static Explain bubble(RunFact r, StepFact s, Grant g) {
+        Explain e = Explain.start().text("The pipeline bubble takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
+        return e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
+                Eq.v("micro_batches", r.microBatches(), ""))), "bubble_fraction",
+                (r.pp() - 1.0) / (r.virtualStages() * r.microBatches()), "").text(".");
+    }
+
+    // ---------------------------------------------------------------- memory and numerics
+
+    public static Explain memoryOverflow(MemoryFact m, RunFact r) {
+        return Explain.start().text("Predicted peak memory per GPU is ").num("total_gb", m.totalGb(), "GB").text(" of the ")
+                .num("capacity_gb", m.capacityGb(), "GB").text(" the " + r.gpu() + " has: weights ").num("weights_gb", m.weightsGb(), "GB")
+                .text(", gradients ").num("gradients_gb", m.gradientsGb(), "GB").text(", optimizer states ")
+                .num("optimizer_gb", m.optimizerGb(), "GB").text(" (ZeRO stage ").count("zero_stage", r.zeroStage()).text(" over ")
+                .count("zero_group_size", r.zeroGroupSize()).text(" GPUs), activations ").num("activations_gb", m.activationsGb(), "GB")
+                .text(", logits ").num("logits_gb", m.logitsGb(), "GB").text(", buffers ").num("buffers_gb", m.buffersGb(), "GB")
+                .text(". The run cannot start as configured.");
+    }
+
+    public static Explain memoryHeadroom(MemoryFact m, RunFact r) {
+        return Explain.start().text("The step holds ").num("total_gb", m.totalGb(), "GB").text(" of the ").num("capacity_gb", m.capacityGb(), "GB")
+                .text(" of the " + r.gpu() + ": ").eq(Eq.minus(Eq.v("capacity_gb", m.capacityGb(), "GB"), Eq.v("total_gb", m.totalGb(), "GB")),
+                        "free_gb", m.headroomGb(), "GB").text(" free.");
+    }
+
+    public static Explain lossScaleSkips(StepHealthFact h) {
+        Explain e = Explain.start().count("skipped_steps", Math.round(h.skippedSteps())).text(" of ").count("steps", Math.round(h.steps()))
+                .text(" steps, ").pct("skipped_share", h.skippedSteps() / h.steps())
+                .text(", were skipped for gradient overflow, each a step of compute that changed nothing");
+        if (!Double.isNaN(h.lossScale())) e.text("; the loss scale ended at ").num("loss_scale", h.lossScale(), "");
+        return e.text(". " + (h.precision() == dev.trainadvisor.spec.Precision.FP16
+                ? "bf16 needs no loss scaling where the GPU has it; else a lower initial scale or a longer growth interval skips fewer."
+                : "In " + h.precision().key() + " this points at a real divergence (inf/NaN gradients), not at loss scaling."));
+    }
+
+    /** Recompute in run-file terms, for rules. */
+    public static String key(Recompute r) { return r.key(); }
+}

@@ -1,0 +1,63 @@
+package dev.trainadvisor.facts;
+
+/**
+ * The thresholds the rules judge by, as one fact: every rule reads them from here, none is pasted into a rule. A
+ * user rule file can replace it: retract the shipped one (its {@code origin} is "shipped") and insert another, with
+ * a higher salience than the shipped rules (README, "Your own rules").
+ *
+ * @param material          a cause costing less than this share of the step is not reported
+ * @param high              a cause costing this share of the step or more is of high severity
+ * @param modelError        observed throughput within this relative distance of the prediction is what the model
+ *                          explains; beyond it a run gets a verdict (a cause, or unexplained-slowdown /
+ *                          faster-than-model)
+ * @param faultPosterior    a fault hypothesis of the fit is reported as a cause when its posterior probability is at
+ *                          least this
+ * @param linkFaultRatio    a link measured (nccl-tests) below this share of its catalogue bandwidth is a fault
+ * @param waveEfficiency    GEMMs keeping fewer of the SMs busy than this in their last wave are too small
+ * @param memoryHeadroom    a step using less than this share of the GPU's memory leaves memory to buy speed with
+ * @param recomputeMemory   recomputation is worth dropping when the step uses less than this share of memory
+ * @param lossScaleSkips    skipped steps at or above this share of all steps are reported
+ * @param accounting        a framework's FLOPs per token differing from the house count by more than this is reported
+ * @param origin            who set these: "shipped", or what a user rule says
+ */
+public record Materiality(double material, double high, double modelError, double faultPosterior,
+                          double linkFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
+                          double lossScaleSkips, double accounting, String origin) {
+
+    /**
+     * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
+     * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
+     * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
+     * linkFaultRatio 0.5: a link at half its rating is a fault, not the spread between nodes (a quarter, see
+     * Fit.LINK_NOMINAL_SIGMA); waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
+     * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%.
+     */
+    public static Materiality shipped() {
+        return new Materiality(0.05, 0.20, 0.10, 0.5, 0.5, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
+    }
+
+    /** The severity of a cause that costs {@code impactFraction} of the step. */
+    public Severity severity(double impactFraction) {
+        if (impactFraction >= high) return Severity.HIGH;
+        if (impactFraction >= material) return Severity.MEDIUM;
+        return Severity.LOW;
+    }
+
+    /** Whether {@code seconds} of a {@code stepS} step are worth reporting. */
+    public boolean material(double seconds, double stepS) { return seconds >= material * stepS; }
+
+    public Materiality withMaterial(double m) {
+        return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+                recomputeMemory, lossScaleSkips, accounting, origin);
+    }
+
+    public Materiality withModelError(double e) {
+        return new Materiality(material, high, e, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+                recomputeMemory, lossScaleSkips, accounting, origin);
+    }
+
+    public Materiality from(String who) {
+        return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+                recomputeMemory, lossScaleSkips, accounting, who);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.trainadvisor.facts;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one change would save of the step, priced by the step model from the same baseline as every recommendation
+ * (perf.Baseline): the seconds per phase of the step that the change removes.
+ *
+ * @param byPhase seconds saved per phase (only phases that get shorter)
+ */
+public record Saving(Kind kind, double seconds, List<Claim> byPhase) {
+
+    public Saving {
+        byPhase = List.copyOf(byPhase);
+    }
+
+    /** The changes Java prices before the rules run, for the rules to weigh. */
+    public enum Kind {
+        /** The fitted compute scale back at 1. */
+        RESTORE_COMPUTE_SCALE,
+        /** The intra-node link back at its expected bandwidth. */
+        RESTORE_INTRA_NODE_BUSBW,
+        /** The network back at its expected bandwidth. */
+        RESTORE_INTER_NODE_GBPS,
+        /** The overlap fraction back at its expected value. */
+        RESTORE_OVERLAP_FRACTION,
+        /** overlap_grad_reduce switched on. */
+        OVERLAP_GRAD_REDUCE,
+        /** overlap_param_gather switched on. */
+        OVERLAP_PARAM_GATHER,
+        /** FlashAttention-2 instead of the run's attention kernel. */
+        FLASH_ATTENTION_2,
+        /** Fused element-wise kernels instead of eager ones. */
+        FUSED_ELEMENTWISE,
+        /** Every fitted quantity back at its expected value: the fitted step against the catalogue's. */
+        CATALOGUE;
+
+        /** The saving that puts {@code p} back at its expected value. */
+        public static Kind restoring(dev.trainadvisor.perf.FitParam p) {
+            return switch (p) {
+                case COMPUTE_SCALE -> RESTORE_COMPUTE_SCALE;
+                case INTRA_NODE_BUSBW -> RESTORE_INTRA_NODE_BUSBW;
+                case INTER_NODE_GBPS -> RESTORE_INTER_NODE_GBPS;
+                case OVERLAP_FRACTION -> RESTORE_OVERLAP_FRACTION;
+            };
+        }
+
+        public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    }
+
+    /** The seconds saved of one phase. */
+    public double of(String phase) {
+        double s = 0;
+        for (Claim c : byPhase) if (c.phase().equals(phase)) s += c.seconds();
+        return s;
+    }
+}

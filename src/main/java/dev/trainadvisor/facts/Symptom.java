@@ -1,0 +1,23 @@
+package dev.trainadvisor.facts;
+
+import java.util.Locale;
+
+/**
+ * A derived fact (rules/measurement.drl inserts it logically): how the run's throughput stands against what the
+ * model predicts for it, judged by {@link Materiality#modelError()}.
+ *
+ * @param observedOverPredicted observed over the catalogue prediction, tokens per GPU per second
+ */
+public record Symptom(Kind kind, double observedOverPredicted) {
+
+    public enum Kind {
+        /** Slower than the prediction by the model's error or more. */
+        SLOWER_THAN_MODEL,
+        /** Faster than the prediction by the model's error or more. */
+        FASTER_THAN_MODEL,
+        /** Within the model's error. */
+        AS_MODELLED;
+
+        public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.trainadvisor.perf;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.spec.SpecReader;
+import dev.trainadvisor.spec.SpecWriter;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The step a run's advice starts from, and the one way to price a change to it.
+ *
+ * <p>The catalogue prediction is what the run should do; when the run measured its times (and they are possible,
+ * {@link MeasurementCheck}), {@link Fit} fits the model to them and the fitted step is the baseline: every diagnosis
+ * apportions its seconds and every remedy is priced from it. A change in run-file terms is applied to the run written
+ * back as a run file with the fitted link bandwidths pinned, read again through the same validation as the user's own
+ * file, and predicted with the fitted compute scale and overlap on the changed GPU's default efficiencies. The empty
+ * change reproduces the fitted step.
+ */
+public final class Baseline {
+    private final Scenario catalogue;
+    private final StepPrediction expected;
+    private final List<MeasurementCheck> implausible;
+    private final FitResult fit;
+    private final Scenario scenario;
+    private final StepPrediction prediction;
+
+    private Baseline(Scenario catalogue, StepPrediction expected, List<MeasurementCheck> implausible, FitResult fit) {
+        this.catalogue = catalogue;
+        this.expected = expected;
+        this.implausible = implausible;
+        this.fit = fit;
+        this.scenario = fit == null ? catalogue : fit.scenario();
+        this.prediction = fit == null ? expected : fit.prediction();
+    }
+
+    public static Baseline of(Cluster cluster, RunMetrics run) {
+        Scenario c = Scenario.catalogue(cluster, run);
+        StepPrediction expected = c.predict();
+        List<MeasurementCheck> checks = MeasurementCheck.of(cluster, run, expected);
+        FitResult fit = null;
+        if (checks.isEmpty() && ObservedThroughput.of(cluster, run).measured()) {
+            FitResult f = Fit.fit(c);
+            if (f.fitted()) fit = f;
+        }
+        return new Baseline(c, expected, checks, fit);
+    }
+
+    /** The run as the catalogue describes it. */
+    public Scenario catalogue() { return catalogue; }
+
+    /** What the catalogue predicts for the run. */
+    public StepPrediction expected() { return expected; }
+
+    /** The measurements the hardware cannot produce; when any, the run is not fitted. */
+    public List<MeasurementCheck> implausible() { return implausible; }
+
+    /** The fit to the run's times, or null when it measured none (or impossible ones). */
+    public FitResult fit() { return fit; }
+
+    /** The scenario the advice starts from: fitted, else the catalogue's. */
+    public Scenario scenario() { return scenario; }
+
+    /** The step the advice starts from: fitted, else the catalogue prediction. */
+    public StepPrediction prediction() { return prediction; }
+
+    /** A change priced: the changed run, and its step. */
+    public record Priced(RunSpec run, StepPrediction step) {}
+
+    /**
+     * The run with {@code change} (dotted run-file fields to new values, null removing one), priced from the
+     * baseline; null when the changed run is not valid (a GPU count the layout cannot divide, say).
+     */
+    public Priced price(Map<String, Object> change) { return price(scenario, change); }
+
+    /** As {@link #price(Map)}, from another fitted scenario (an alternative hypothesis). */
+    public static Priced price(Scenario from, Map<String, Object> change) {
+        ObjectNode tree = SpecWriter.write(from.cluster(), from.run());
+        RunSpec changed;
+        try {
+            changed = new SpecReader().read(SpecWriter.apply(tree, change), "what-if");
+        } catch (SpecException e) {
+            return null;
+        }
+        Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run().training().precision());
+        Scenario s = new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap());
+        return new Priced(changed, s.predict());
+    }
+
+    /** The baseline step with one fitted quantity put back to its expected (catalogue) value. */
+    public StepPrediction restored(FitParam p) {
+        if (fit == null) return prediction;
+        double expectedValue = catalogue.value(p);
+        if (Double.isNaN(expectedValue)) return prediction;
+        return scenario.with(p, expectedValue).predict();
+    }
+}

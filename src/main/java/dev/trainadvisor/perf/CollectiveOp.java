@@ -1,0 +1,54 @@
+package dev.trainadvisor.perf;
+
+import java.util.Locale;
+
+/**
+ * Every collective the step model knows, with its NCCL kind and process group. Java, the rules and the
+ * reports name collectives through this one enum; {@link #key()} is how they are printed.
+ */
+public enum CollectiveOp {
+    /** DDP (ZeRO 0): all gradients all-reduced once per step. */
+    DP_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.DP),
+    /** ZeRO 1-3: gradients reduce-scattered to the ranks that own their shard. */
+    ZERO_GRAD_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.ZERO),
+    /** Hierarchical ZeRO: the owned shard all-reduced across the replicas of the shard group. */
+    ZERO_REPLICA_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.ZERO_REPLICA),
+    /** ZeRO 1-2: the updated parameters gathered after the optimizer step. */
+    ZERO_PARAM_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ZERO),
+    /** FSDP / ZeRO-3: each layer's parameters gathered before its forward... */
+    FSDP_FORWARD_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ZERO),
+    /** ... and again before its backward. */
+    FSDP_BACKWARD_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ZERO),
+    /** Tensor parallelism without sequence parallelism: Megatron's f and g, two per layer each way. */
+    TP_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.TP),
+    /** Tensor parallelism with sequence parallelism: the all-reduce split into all-gather ... */
+    TP_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.TP),
+    /** ... and reduce-scatter. */
+    TP_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.TP),
+    /** Pipeline parallelism: activations forward and their gradients backward across a stage boundary. */
+    PP_SEND_RECV(CollectiveKind.SEND_RECV, ProcessGroup.PP),
+    /** Context parallelism: ring attention passes K and V (and their gradients) around the group. */
+    CP_KV_EXCHANGE(CollectiveKind.ALL_GATHER, ProcessGroup.CP),
+    /** Expert parallelism: tokens to their experts and back. */
+    EP_ALL_TO_ALL(CollectiveKind.ALL_TO_ALL, ProcessGroup.EP);
+
+    private final CollectiveKind kind;
+    private final ProcessGroup group;
+
+    CollectiveOp(CollectiveKind kind, ProcessGroup group) {
+        this.kind = kind;
+        this.group = group;
+    }
+
+    public CollectiveKind kind() { return kind; }
+
+    public ProcessGroup group() { return group; }
+
+    /** The printed name: "zero-param-all-gather". */
+    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+
+    /** Whether it reduces gradients over data-parallel ranks (the gradient half of data parallelism). */
+    public boolean reducesGradients() {
+        return this == DP_GRAD_ALL_REDUCE || this == ZERO_GRAD_REDUCE_SCATTER || this == ZERO_REPLICA_GRAD_ALL_REDUCE;
+    }
+}
