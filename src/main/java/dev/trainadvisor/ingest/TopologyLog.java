@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * <p>{@link ParsedLog#extra()}: {@code gpus}, {@code intra_node} ({@code NVLink} when every GPU pair is
  * NV#, {@code PCIe} when none is, {@code mixed} otherwise), {@code nvlink_links} (fewest NVLinks between
  * two GPUs, when {@code NVLink}), {@code nics}, {@code pcie_paths} (the worst PCIe path class between two
- * GPUs, when any pair is joined by PCIe only). {@link ParsedLog#config()}: {@code cluster.gpus_per_node}.
+ * GPUs, when any pair is joined by PCIe only). {@link ParsedLog#config()}: {@code cluster.gpus_per_node} and
+ * {@code cluster.intra_node.gpu_path} (NV when every pair is NVLink, else the worst PCIe path class).
  */
 public final class TopologyLog extends GuardedLogParser {
     public static final String FORMAT = "nvidia-smi-topo";
@@ -210,6 +211,8 @@ public final class TopologyLog extends GuardedLogParser {
             else extra.put("intra_node", "mixed");
             if (pciePairs == 0) extra.put("nvlink_links", minLinks);
             if (worstPcie >= 0) extra.put("pcie_paths", PCIE_ORDER.get(worstPcie));
+            // the worst path a ring over all the node's GPUs may take: what NCCL's choice of transport follows
+            config.put("cluster.intra_node.gpu_path", pciePairs == 0 ? "NV" : PCIE_ORDER.get(worstPcie));
         } else if (gpus.size() == 1) {
             warnings.add("one GPU: no GPU pairs, so no intra-node link");
         }

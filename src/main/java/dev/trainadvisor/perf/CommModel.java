@@ -170,7 +170,9 @@ public final class CommModel {
 
     /**
      * Collectives sharing a window hide together behind {@code overlap * window}; what does not fit is
-     * exposed, shared in proportion to each one's time.
+     * exposed, shared in proportion to each one's time. A collective whose transport slows the compute beside it
+     * (interference i, knowledge-base/transports.json) hides only {@code hidden / (1 + i)}: while it runs, the
+     * window's compute advances at 1 / (1 + i) of its pace, so the window lasts {@code hidden x i / (1 + i)} longer.
      */
     private static List<Collective> overlap(List<Pending> pending, Windows w, double overlapFraction) {
         Map<OverlapWindow, Double> demand = new EnumMap<>(OverlapWindow.class);
@@ -181,8 +183,8 @@ public final class CommModel {
             double exposed = s;
             if (p.window() != OverlapWindow.NONE && s > 0) {
                 double total = demand.get(p.window());
-                double hidden = Math.min(total, overlapFraction * w.of(p.window()));
-                exposed = s * (1 - hidden / total);
+                double hidden = s * Math.min(total, overlapFraction * w.of(p.window())) / total;
+                exposed = s - hidden / (1 + p.link().interference());
             }
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s, exposed,
                     p.window(), p.forwardShare(), p.afterBackward()));

@@ -8,9 +8,11 @@ package dev.trainadvisor.perf;
  * @param busbwGbps    the bus bandwidth the group gets on it
  * @param alphaUs      the latency of one call
  * @param crossesNodes whether the group spans more than one node
+ * @param interference how much slower compute runs beside the group's collectives: the intra-node transport's
+ *                     (knowledge-base/transports.json) when the group has more than one member in a node, else 0
  */
 public record LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
-                         int nodesSpanned, int membersPerNode) {
+                         int nodesSpanned, int membersPerNode, double interference) {
 
     public boolean intraBound() { return scope == LinkScope.INTRA_NODE; }
 }

@@ -30,7 +30,7 @@ public final class Topology {
      */
     public LinkChoice place(int size, int stride) {
         int perNode = cluster.gpusPerNode();
-        if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1);
+        if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1, 0);
         // the group of rank 0: ranks 0, stride, 2*stride, ...; every other group of the kind is a shifted copy
         int nodes = 0, membersPerNode = 0, run = 0;
         long lastNode = -1;
@@ -45,16 +45,17 @@ public final class Topology {
         }
         if (nodes == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
-                    cluster.intraNode().alphaUs(), false, 1, size);
+                    cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference());
         }
         Network net = cluster.interNode();
         double netGbps = net.nodeGbps() * membersPerNode / perNode;
         double intraGbps = membersPerNode > 1 ? cluster.intraNode().busbwGbps() : Double.POSITIVE_INFINITY;
         double alpha = Math.max(net.alphaUs(), membersPerNode > 1 ? cluster.intraNode().alphaUs() : 0);
+        double interference = membersPerNode > 1 ? cluster.intraNode().interference() : 0;
         if (intraGbps < netGbps) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, intraGbps, alpha, true, nodes,
-                    membersPerNode);
+                    membersPerNode, interference);
         }
-        return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, nodes, membersPerNode);
+        return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, nodes, membersPerNode, interference);
     }
 }

@@ -32,11 +32,41 @@ public final class Catalog {
     public record NetworkEntry(String key, double lineRateGbitS, double efficiency, double alphaUs,
                                int defaultNicsPerNode, String source) {}
 
+    private final Transports transports;
+
+    /**
+     * knowledge-base/transports.json: what each NCCL transport does to an intra-node link's bus bandwidth and to the
+     * compute beside it, and NCCL's model of the CPU socket link a ring crosses.
+     *
+     * @param shmBusbwByPcieGen   all-reduce bus bandwidth through host memory, by the host's PCIe generation
+     * @param socketBusbw         through NCCL's socket transport
+     * @param socketLinkByPcieGen the CPU-to-CPU link of hosts of that PCIe generation
+     * @param interference        by transport: how much slower compute runs beside its collectives
+     */
+    public record Transports(Map<Integer, Double> shmBusbwByPcieGen, double socketBusbw,
+                             Map<Integer, Double> socketLinkByPcieGen, Map<Transport, Double> interference, JsonNode raw) {
+
+        private static double byGen(Map<Integer, Double> m, int gen) {
+            if (m.containsKey(gen)) return m.get(gen);
+            // an unknown generation: the newest one catalogued no newer than it, else the oldest
+            double v = Double.NaN;
+            for (Map.Entry<Integer, Double> e : new java.util.TreeMap<>(m).entrySet()) {
+                if (Double.isNaN(v) || e.getKey() <= gen) v = e.getValue();
+            }
+            return v;
+        }
+
+        public double shmBusbw(int pcieGen) { return byGen(shmBusbwByPcieGen, pcieGen); }
+
+        public double socketLink(int pcieGen) { return byGen(socketLinkByPcieGen, pcieGen); }
+    }
+
     private Catalog(Map<String, Entry<Gpu>> gpus, Map<String, Entry<IntraNodeLink>> links,
-                    Map<String, Entry<NetworkEntry>> networks) {
+                    Map<String, Entry<NetworkEntry>> networks, Transports transports) {
         this.gpus = gpus;
         this.links = links;
         this.networks = networks;
+        this.transports = transports;
     }
 
     public static Catalog builtIn() {
@@ -60,14 +90,15 @@ public final class Catalog {
             });
             Gpu gpu = new Gpu(g.get("key").asText(), peak, g.get("hbm_gb").asDouble(), g.get("hbm_gbps").asDouble(),
                     num(g, "mamf_tflops_bf16"), num(g, "attention_fraction"), g.path("sms").asInt(0), g.path("architecture").asText(""),
-                    g.hasNonNull("nvlink_link") ? g.get("nvlink_link").asText() : null, g.path("source").asText());
+                    g.hasNonNull("nvlink_link") ? g.get("nvlink_link").asText() : null, g.path("source").asText(),
+                    g.path("host_pcie_gen").asInt(0), g.path("pcie_p2p").asBoolean(true));
             gpus.put(gpu.key(), new Entry<>(gpu.key(), gpu, aliases(g), g));
         }
         Map<String, Entry<IntraNodeLink>> links = new LinkedHashMap<>();
         for (JsonNode l : read("knowledge-base/links.json").get("links")) {
             IntraNodeLink link = new IntraNodeLink(l.get("key").asText(), LinkKind.of(l.path("kind").asText("pcie")),
                     l.get("unidirectional_gbps_per_gpu").asDouble(), l.get("busbw_gbps").asDouble(),
-                    l.path("alpha_us").asDouble(10), false, l.path("source").asText());
+                    l.path("alpha_us").asDouble(10), false, l.path("source").asText(), HostPlacement.CATALOGUE);
             links.put(link.key(), new Entry<>(link.key(), link, aliases(l), l));
         }
         Map<String, Entry<NetworkEntry>> nets = new LinkedHashMap<>();
@@ -77,8 +108,22 @@ public final class Catalog {
                     n.path("default_nics_per_node").asInt(1), n.path("source").asText());
             nets.put(net.key(), new Entry<>(net.key(), net, aliases(n), n));
         }
+        JsonNode t = read("knowledge-base/transports.json");
+        Map<Integer, Double> shm = new java.util.TreeMap<>(), socketLinks = new java.util.TreeMap<>();
+        Map<Transport, Double> interference = new EnumMap<>(Transport.class);
+        double socket = Double.NaN;
+        for (JsonNode tr : t.get("transports")) {
+            Transport key = Transport.valueOf(tr.get("key").asText().toUpperCase(java.util.Locale.ROOT));
+            interference.put(key, tr.path("interference").asDouble(0));
+            if (key == Transport.SHM) tr.get("busbw_gbps_by_pcie_gen").fields()
+                    .forEachRemaining(e -> shm.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
+            if (key == Transport.SOCKET) socket = tr.get("busbw_gbps").asDouble();
+        }
+        t.get("socket_link_gbps_by_pcie_gen").fields()
+                .forEachRemaining(e -> socketLinks.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
         return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
-                Collections.unmodifiableMap(nets));
+                Collections.unmodifiableMap(nets), new Transports(Collections.unmodifiableMap(shm), socket,
+                Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference), t));
     }
 
     static JsonNode read(String resource) {
@@ -103,6 +148,7 @@ public final class Catalog {
     public Map<String, Entry<Gpu>> gpus() { return gpus; }
     public Map<String, Entry<IntraNodeLink>> links() { return links; }
     public Map<String, Entry<NetworkEntry>> networks() { return networks; }
+    public Transports transports() { return transports; }
 
     /**
      * The GPU of the same architecture sold in NVLink nodes, with at least this one's memory (the

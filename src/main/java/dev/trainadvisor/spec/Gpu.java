@@ -9,10 +9,12 @@ import java.util.Map;
  * @param mamfTflopsBf16 measured maximum achievable bf16 matmul TFLOPS, or NaN when unmeasured
  * @param attentionFraction FlashAttention-2 forward + backward throughput over dense bf16 peak as benchmarked, or NaN
  * @param nvlinkLink the NVLink generation of this GPU's NVLink (SXM) nodes, or null for PCIe-only cards
+ * @param hostPcieGen the PCIe generation of its host interface (3, 4, 5), 0 when unknown
+ * @param pcieP2p     whether the driver allows peer-to-peer between two of them over PCIe (not on GeForce cards)
  */
 public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, double hbmGbps,
                   double mamfTflopsBf16, double attentionFraction, int sms, String architecture, String nvlinkLink,
-                  String source) {
+                  String source, int hostPcieGen, boolean pcieP2p) {
 
     public Gpu {
         peakTflops = Map.copyOf(peakTflops);

@@ -3,17 +3,29 @@ package dev.trainadvisor.spec;
 /**
  * The link between GPUs of one node.
  *
- * @param kind what joins the GPUs
- * @param busbwGbps all-reduce bus bandwidth (nccl-tests definition) in GB/s: the catalogue's
- *                  measured value for a typical 8-GPU node, or the run's own measurement
- * @param busbwMeasured true when the run file gave {@code busbw_gbps}
+ * @param kind          what joins the GPUs
+ * @param busbwGbps     all-reduce bus bandwidth (nccl-tests definition) in GB/s: the catalogue's measured value for a
+ *                      typical 8-GPU node with peer-to-peer, as the host placement changes it (shared memory, sockets),
+ *                      or the run's own measurement
+ * @param busbwMeasured true when the run file gave {@code busbw_gbps} (or an nccl-tests output)
+ * @param host          where the GPUs sit on the host and the transport NCCL uses
  */
 public record IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps, double busbwGbps,
-                            double alphaUs, boolean busbwMeasured, String source) {
+                            double alphaUs, boolean busbwMeasured, String source, HostPlacement host) {
 
     public boolean isNvlink() { return kind.direct(); }
 
     public IntraNodeLink withMeasuredBusbw(double gbps) {
-        return new IntraNodeLink(key, kind, unidirectionalGbps, gbps, alphaUs, true, source);
+        return new IntraNodeLink(key, kind, unidirectionalGbps, gbps, alphaUs, true, source, host);
     }
+
+    /** The link placed on a host: its transport and the bus bandwidth that follows. */
+    public IntraNodeLink on(HostPlacement h, double busbw) {
+        return new IntraNodeLink(key, kind, unidirectionalGbps, busbw, alphaUs, busbwMeasured, source, h);
+    }
+
+    /** How much slower compute runs beside a collective on this link (its transport's interference). */
+    public double interference() { return host == null ? 0 : host.interference(); }
+
+    public Transport transport() { return host == null ? Transport.P2P : host.transport(); }
 }

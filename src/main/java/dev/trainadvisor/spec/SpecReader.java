@@ -37,7 +37,7 @@ public final class SpecReader {
             "nccl_tests", "topology", "config");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
             "gpus_per_node", "intra_node", "inter_node");
-    private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests");
+    private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
     private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
             "mamf_tflops_bf16", "attention_fraction", "sms", "source");
@@ -206,11 +206,12 @@ public final class SpecReader {
         intra.allowOnly(INTRA);
         IntraNodeLink link;
         if (perNode == 1 && !intra.has("link")) {
-            link = new IntraNodeLink("none", LinkKind.NONE, 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node");
+            link = new IntraNodeLink("none", LinkKind.NONE, 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node",
+                    HostPlacement.CATALOGUE);
         } else {
             if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
                     catalog.links().keySet()) + ") is required when a node holds more than one GPU");
-            link = catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link");
+            link = place(catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link"), intra, gpu, perNode);
             double measured = measuredBusbw(intra);
             if (!Double.isNaN(measured)) link = link.withMeasuredBusbw(measured);
         }
@@ -228,6 +229,72 @@ public final class SpecReader {
                     catalog.networks().keySet()) + ") is required when nodes > 1");
         String name = c.string("name", gpu.key() + " x" + nodes * perNode);
         return new Cluster(name, gpu, nodes, perNode, link, network);
+    }
+
+    private static final java.util.regex.Pattern PCIE_GEN = java.util.regex.Pattern.compile("PCIe(\\d)");
+
+    /**
+     * The link placed on the host: CPU sockets, the worst path between two GPUs, the transport NCCL uses, and the bus
+     * bandwidth that follows (knowledge-base/transports.json). What the run file says wins; else the path
+     * {@code nvidia-smi topo -m} shows ({@code gpu_path}, which a {@code topology:} file fills); else the default a
+     * user expects: a node of 8 or more PCIe GPUs is a dual-socket server with four under each socket, rings cross the
+     * socket link, and NCCL does not use peer-to-peer across it.
+     */
+    private IntraNodeLink place(IntraNodeLink link, Fields intra, Gpu gpu, int perNode) {
+        String path = null;
+        if (intra.has("gpu_path")) {
+            String p = intra.requireString("gpu_path").toUpperCase(Locale.ROOT);
+            if (p.equals("SOC")) p = "SYS";
+            if (p.matches("NV\\d+")) p = "NV";
+            if (!HostPlacement.PATHS.contains(p))
+                throw intra.error("gpu_path", "the worst path between two GPUs as nvidia-smi topo -m prints it, one of "
+                        + HostPlacement.PATHS + ", got '" + intra.requireString("gpu_path") + "'");
+            if (p.equals("NV") != link.isNvlink())
+                throw intra.error("gpu_path", "a path of the link's kind: " + link.key() + " is " + link.kind().key()
+                        + ", and gpu_path " + p + (p.equals("NV") ? " is NVLink" : " is PCIe"));
+            path = p;
+        }
+        boolean pcie = link.kind() == LinkKind.PCIE;
+        String why;
+        int sockets;
+        if (intra.has("sockets")) {
+            sockets = intra.positiveInt("sockets", 1);
+            if (sockets > 2) throw intra.error("sockets", "1 or 2 CPU sockets, got " + sockets);
+            why = "sockets from the run file";
+        } else if (path != null) {
+            sockets = path.equals("SYS") ? 2 : 1;
+            why = "gpu_path " + path;
+        } else {
+            sockets = pcie && perNode >= 8 ? 2 : 1;
+            why = sockets == 2 ? "default: 8 or more PCIe GPUs sit under 2 CPU sockets" : "default: one CPU socket";
+        }
+        Transport transport;
+        if (intra.has("transport")) {
+            transport = intra.choice("transport", Transport.P2P, Transport.class);
+            why += "; transport from the run file";
+        } else if (!pcie) {
+            transport = Transport.P2P;
+        } else if (!gpu.pcieP2p()) {
+            transport = Transport.SHM;
+            why += "; " + gpu.key() + " has no peer-to-peer over PCIe";
+        } else if (path != null) {
+            transport = HostPlacement.p2pByDefault(path) ? Transport.P2P : Transport.SHM;
+            why += "; NCCL uses peer-to-peer up to PXB";
+        } else {
+            transport = sockets > 1 ? Transport.SHM : Transport.P2P;
+            if (sockets > 1) why += "; NCCL stages traffic across sockets through host memory";
+        }
+        Catalog.Transports t = catalog.transports();
+        java.util.regex.Matcher g = PCIE_GEN.matcher(link.key());
+        int gen = pcie && g.find() ? Integer.parseInt(g.group(1)) : gpu.hostPcieGen() > 0 ? gpu.hostPcieGen() : 4;
+        double busbw = switch (transport) {
+            case P2P -> link.busbwGbps();
+            case SHM -> t.shmBusbw(gen);
+            case SOCKET -> t.socketBusbw();
+        };
+        // a ring over two sockets crosses the CPU-to-CPU link, unless NVLink carries it
+        if (sockets > 1 && (pcie || transport != Transport.P2P)) busbw = Math.min(busbw, t.socketLink(gen));
+        return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why), busbw);
     }
 
     /**
@@ -285,7 +352,7 @@ public final class SpecReader {
         double attention = f.positiveDouble("attention_fraction", Double.NaN);
         if (attention > 1) throw f.error("attention_fraction", "a fraction of peak between 0 and 1, got " + attention);
         return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN), attention,
-                f.positiveInt("sms", 0), "", null, f.string("source", "given in " + c.file()));
+                f.positiveInt("sms", 0), "", null, f.string("source", "given in " + c.file()), 0, true);
     }
 
     // ---------------------------------------------------------------- model

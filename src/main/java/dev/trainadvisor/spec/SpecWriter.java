@@ -51,6 +51,12 @@ public final class SpecWriter {
         if (!"none".equals(c.intraNode().key())) {
             ObjectNode intra = o.putObject("intra_node");
             intra.put("link", c.intraNode().key());
+            HostPlacement h = c.intraNode().host();
+            if (h != null && h != HostPlacement.CATALOGUE) {
+                intra.put("sockets", h.sockets());
+                intra.put("transport", h.transport().key());
+                if (h.gpuPath() != null) intra.put("gpu_path", h.gpuPath());
+            }
             if (c.intraNode().busbwMeasured()) intra.put("busbw_gbps", c.intraNode().busbwGbps());
         }
         if (c.interNode() != null) {

@@ -1,0 +1,29 @@
+package dev.trainadvisor.spec;
+
+/**
+ * Where a node's GPUs sit on the host, and what NCCL does about it: how many CPU sockets the GPUs hang off, the worst
+ * PCIe path between two of them as {@code nvidia-smi topo -m} prints it, and the transport that follows.
+ *
+ * @param sockets      CPU sockets the node's GPUs are split over
+ * @param gpuPath      the worst path between two GPUs: NV (NVLink), PIX, PXB, PHB, NODE or SYS; null when unknown
+ * @param transport    how NCCL moves data between them
+ * @param interference how much slower compute runs beside a collective on this transport (0.39: 1.39x as long)
+ * @param origin       where this comes from: "run file", "nvidia-smi topo -m", or the default's reason
+ */
+public record HostPlacement(int sockets, String gpuPath, Transport transport, double interference, String origin) {
+
+    /** A catalogue link as such: peer-to-peer, one socket, nothing known of the host. */
+    public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue");
+
+    /** nvidia-smi's PCIe path classes, best first. */
+    public static final java.util.List<String> PATHS = java.util.List.of("NV", "PIX", "PXB", "PHB", "NODE", "SYS");
+
+    /**
+     * Whether NCCL uses peer-to-peer over this path by default: NVLink, or at most PXB on PCIe (NVIDIA/nccl
+     * src/graph/paths.cc, ncclTopoCheckP2p: p2pLevel = PATH_PXB since 2.23.4; nvidia-smi's NODE crosses the CPU and
+     * counts as PHB).
+     */
+    public static boolean p2pByDefault(String path) {
+        return path == null || path.equals("NV") || path.equals("PIX") || path.equals("PXB");
+    }
+}
