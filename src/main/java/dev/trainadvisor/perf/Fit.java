@@ -65,10 +65,7 @@ public final class Fit {
 
     /**
      * Absolute standard deviation of a measured time, in seconds, added in quadrature to the relative one: what a
-     * framework's step spends beside the modelled kernels (zeroing gradients, clipping's norm, the learning-rate
-     * schedule, logging, Python between launches). It keeps a few tens of milliseconds that the model does not have
-     * from reading as a 50% miss of a 40 ms optimizer step. Measured on one H200 (bench/h200_step_overheads.py,
-     * knowledge-base/measurements/h200-step-overheads.json): see {@link Overheads#STEP_OVERHEAD_S}.
+     * framework's step spends beside the modelled kernels, measured on one H200 ({@link Overheads#STEP_OVERHEAD_S}).
      */
     static final double OBSERVATION_FLOOR_S = Overheads.STEP_OVERHEAD_S;
 
