@@ -7,11 +7,7 @@ import dev.trainadvisor.spec.SpecException;
 import org.kie.api.KieBase;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
-import org.kie.api.io.ResourceType;
 import org.kie.api.runtime.KieSession;
-import org.kie.internal.utils.KieHelper;
-import org.kie.api.builder.Message;
-import org.kie.api.builder.Results;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,18 +33,8 @@ public final class RuleEngine {
     private final KieBase kieBase;
     private final List<RuleInfo> rules;
 
-    private RuleEngine(Map<String, String> drlByFile) {
-        KieHelper helper = new KieHelper();
-        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
-            helper.addContent(e.getValue(), ResourceType.DRL);
-        }
-        Results results = helper.verify();
-        if (results.hasMessages(Message.Level.ERROR)) {
-            StringBuilder s = new StringBuilder();
-            for (Message m : results.getMessages(Message.Level.ERROR)) s.append("\n  ").append(m.getText());
-            throw new SpecException(String.join(", ", drlByFile.keySet()), null, "rules that compile:" + s);
-        }
-        this.kieBase = helper.build();
+    private RuleEngine(KieBase kieBase, Map<String, String> drlByFile) {
+        this.kieBase = kieBase;
         this.rules = describe(kieBase, drlByFile);
     }
 
@@ -57,7 +43,7 @@ public final class RuleEngine {
         RuleEngine e = builtIn;
         if (e == null) {
             synchronized (RuleEngine.class) {
-                if (builtIn == null) builtIn = new RuleEngine(shipped());
+                if (builtIn == null) builtIn = new RuleEngine(KieBases.shipped(), shipped());
                 e = builtIn;
             }
         }
@@ -75,7 +61,7 @@ public final class RuleEngine {
         } catch (IOException e) {
             throw new SpecException(extraFolder.toString(), null, "a readable folder: " + e.getMessage());
         }
-        return new RuleEngine(drl);
+        return new RuleEngine(KieBases.compile(drl), drl);
     }
 
     private static Map<String, String> shipped() {
