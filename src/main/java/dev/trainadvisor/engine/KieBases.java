@@ -2,6 +2,7 @@ package dev.trainadvisor.engine;
 
 import dev.trainadvisor.spec.Resources;
 import dev.trainadvisor.spec.SpecException;
+import org.drools.base.definitions.rule.impl.RuleImpl;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;
 import org.kie.api.KieBase;
@@ -10,6 +11,9 @@ import org.kie.api.builder.KieBuilder;
 import org.kie.api.builder.KieFileSystem;
 import org.kie.api.builder.Message;
 import org.kie.api.builder.Results;
+import org.kie.api.definition.KiePackage;
+import org.kie.api.definition.rule.Rule;
+import org.kie.api.definition.type.Description;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -45,7 +49,17 @@ public final class KieBases {
                 throw new IllegalStateException("the build-time rule model lists " + className + ", which does not load", e);
             }
         }
-        return KieBaseBuilder.createKieBaseFromModel(models);
+        KieBase kieBase = KieBaseBuilder.createKieBaseFromModel(models);
+        // DRL compiled at run time files @description under the annotation's class name, the executable model under
+        // "description": give the shipped rules both keys, so that their metadata reads as it always has
+        for (KiePackage pkg : kieBase.getKiePackages()) {
+            for (Rule rule : pkg.getRules()) {
+                Object description = rule.getMetaData().get("description");
+                if (description != null && rule.getMetaData().get(Description.class.getName()) == null
+                        && rule instanceof RuleImpl r) r.addMetaAttribute(Description.class.getName(), description);
+            }
+        }
+        return kieBase;
     }
 
     static List<String> shippedModelClasses() {

@@ -8,6 +8,9 @@ import dev.trainadvisor.spec.SpecReader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.kie.api.definition.KiePackage;
+import org.kie.api.definition.rule.Rule;
+import org.kie.api.definition.type.Description;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +42,16 @@ class KieBasesTest {
     void theBuildTimeModelHoldsEveryShippedRuleWithItsMetadata() {
         assertFalse(KieBases.shippedModelClasses().isEmpty());
         assertEquals(fromSource.rules(), RuleEngine.builtIn().rules());
+    }
+
+    @Test
+    void shippedRulesFileTheirDescriptionWhereDrlCompiledAtRunTimeDoes() {
+        for (KiePackage pkg : KieBases.shipped().getKiePackages()) {
+            for (Rule r : pkg.getRules()) {
+                Object d = r.getMetaData().get(Description.class.getName());
+                assertTrue(d != null && d.toString().length() > 40, r.getName() + ": " + r.getMetaData());
+            }
+        }
     }
 
     @Test
