@@ -1,53 +1,122 @@
 package dev.trainadvisor.engine;
 
+import dev.trainadvisor.spec.Resources;
 import dev.trainadvisor.spec.SpecException;
+import org.drools.base.definitions.rule.impl.RuleImpl;
+import org.drools.model.Model;
+import org.drools.modelcompiler.KieBaseBuilder;
 import org.kie.api.KieBase;
 import org.kie.api.KieServices;
 import org.kie.api.builder.KieBuilder;
 import org.kie.api.builder.KieFileSystem;
 import org.kie.api.builder.Message;
-import org.kie.api.io.ResourceType;
-import org.kie.internal.utils.KieHelper;
+import org.kie.api.builder.Results;
+import org.kie.api.definition.KiePackage;
+import org.kie.api.definition.rule.Rule;
+import org.kie.api.definition.type.Description;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Where the rule bases come from: DRL compiled here, once. */
-final class KieBases {
+/**
+ * Where a rule base comes from. The shipped {@code rules/*.drl} are compiled at build time (kie-maven-plugin, see
+ * pom.xml) into Drools' executable model: Java classes that {@link #shipped()} only loads, instead of parsing and
+ * compiling DRL at every start. DRL given at run time (a user's rules folder) is compiled by {@link #compile(Map)}.
+ */
+public final class KieBases {
+    /**
+     * Written by kie-maven-plugin beside the generated classes: a version line, then the executable-model class of
+     * each rule package ({@code META-INF/kie/<groupId>/<artifactId>/drools-model}).
+     */
+    static final String SHIPPED_MODEL = "META-INF/kie/dev.trainadvisor/train-advisor/drools-model";
+
     private KieBases() {}
 
-    /** The shipped rules. */
-    static KieBase shipped(Map<String, String> drlByFile) { return compile(drlByFile); }
+    /** The shipped rules, as compiled at build time. */
+    public static KieBase shipped() {
+        List<Model> models = new ArrayList<>();
+        for (String className : shippedModelClasses()) {
+            try {
+                models.add((Model) Class.forName(className, true, KieBases.class.getClassLoader())
+                        .getDeclaredConstructor().newInstance());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("the build-time rule model lists " + className + ", which does not load", e);
+            }
+        }
+        KieBase kieBase = KieBaseBuilder.createKieBaseFromModel(models);
+        // DRL compiled at run time files @description under the annotation's class name, the executable model under
+        // "description": give the shipped rules both keys, so that their metadata reads as it always has
+        for (KiePackage pkg : kieBase.getKiePackages()) {
+            for (Rule rule : pkg.getRules()) {
+                Object description = rule.getMetaData().get("description");
+                if (description != null && rule.getMetaData().get(Description.class.getName()) == null
+                        && rule instanceof RuleImpl r) r.addMetaAttribute(Description.class.getName(), description);
+            }
+        }
+        return kieBase;
+    }
+
+    static List<String> shippedModelClasses() {
+        if (!Resources.exists(SHIPPED_MODEL))
+            throw new IllegalStateException("no " + SHIPPED_MODEL + " on the classpath: the rules were not compiled at build"
+                    + " time (mvn package runs kie-maven-plugin)");
+        List<String> classes = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Resources.open(SHIPPED_MODEL), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                line = line.strip();
+                if (!line.isEmpty() && !line.startsWith("Drools-Model-Version:")) classes.add(line);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (classes.isEmpty()) throw new IllegalStateException(SHIPPED_MODEL + " lists no rule packages");
+        return classes;
+    }
 
     /**
-     * Compiles DRL files (file name to text) into one rule base; a file that does not compile is an input error
-     * naming the file, line and column of each problem.
+     * Compiles DRL now (slow: seconds), in one pass that reports every error. {@code drlByFileName} maps a file name,
+     * used in the error message, to its DRL; a file that does not compile is an input error naming the file, line and
+     * message of each problem.
      */
-    static KieBase compile(Map<String, String> drlByFile) {
-        KieHelper helper = new KieHelper();
-        KieServices ks = KieServices.Factory.get();
-        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
-            String path = "src/main/resources/" + e.getKey().replaceAll("[^A-Za-z0-9_./-]", "_").replaceFirst("^/+", "");
-            if (!path.endsWith(".drl")) path += ".drl";
-            helper.addResource(ks.getResources().newByteArrayResource(e.getValue().getBytes(StandardCharsets.UTF_8))
-                    .setSourcePath(path).setResourceType(ResourceType.DRL), ResourceType.DRL);
+    public static KieBase compile(Map<String, String> drlByFileName) {
+        KieServices ks = KieServices.get();
+        KieFileSystem kfs = ks.newKieFileSystem();
+        Map<String, String> byPath = new java.util.LinkedHashMap<>();
+        int i = 0;
+        for (Map.Entry<String, String> e : drlByFileName.entrySet()) {
+            String path = "src/main/resources/rules" + i++ + ".drl";
+            byPath.put(path, e.getKey());
+            kfs.write(path, e.getValue());
         }
-        var results = helper.verify();
+        KieBuilder builder = ks.newKieBuilder(kfs).buildAll();
+        Results results = builder.getResults();
         if (results.hasMessages(Message.Level.ERROR)) {
             List<String> lines = new ArrayList<>();
+            java.util.Set<String> files = new java.util.LinkedHashSet<>();
             for (Message m : results.getMessages(Message.Level.ERROR)) {
-                String file = fileOf(m.getPath(), drlByFile);
+                String file = fileOf(m.getPath(), byPath);
                 String text = m.getText().replaceAll("\\s+", " ").trim();
                 int line = m.getLine();
-                if (line < 1) line = lineOf(drlByFile.get(file), text);
-                lines.add(file + ":" + (line < 1 ? "?" : line) + ": " + text);
+                if (line < 1) line = lineOf(drlByFileName.get(file), text);
+                files.add(file);
+                lines.add(file + ":" + (line < 1 ? "?" : String.valueOf(line)) + ": " + text);
             }
-            throw new SpecException(String.join(", ", drlByFile.keySet().stream().filter(f -> lines.stream()
-                    .anyMatch(l -> l.startsWith(f + ":"))).toList()), null, "rules that compile:\n  " + String.join("\n  ", lines));
+            throw new SpecException(String.join(", ", files), null, "rules that compile:\n  " + String.join("\n  ", lines));
         }
-        return helper.build();
+        return ks.newKieContainer(builder.getKieModule().getReleaseId()).getKieBase();
+    }
+
+    /** The user's file name of the path the rules were compiled under. */
+    private static String fileOf(String path, Map<String, String> byPath) {
+        if (path == null) return "?";
+        for (Map.Entry<String, String> e : byPath.entrySet()) if (path.endsWith(e.getKey()) || e.getKey().endsWith(path)) return e.getValue();
+        return path;
     }
 
     private static final java.util.regex.Pattern EXPRESSION =
@@ -65,15 +134,5 @@ final class KieBases {
         int at = drl.indexOf(expr);
         if (at < 0) return 0;
         return 1 + (int) drl.substring(0, at).chars().filter(c -> c == '\n').count();
-    }
-
-    /** The user's file name for the resource path Drools reports. */
-    private static String fileOf(String path, Map<String, String> drlByFile) {
-        if (path == null) return "?";
-        for (String f : drlByFile.keySet()) {
-            String p = f.replaceAll("[^A-Za-z0-9_./-]", "_").replaceFirst("^/+", "");
-            if (path.endsWith(p) || path.endsWith(p + ".drl")) return f;
-        }
-        return path;
     }
 }

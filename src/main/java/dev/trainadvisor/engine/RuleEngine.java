@@ -57,8 +57,7 @@ public final class RuleEngine {
         if (e == null) {
             synchronized (RuleEngine.class) {
                 if (builtIn == null) {
-                    Map<String, String> drl = shipped();
-                    builtIn = new RuleEngine(KieBases.shipped(drl), drl);
+                    builtIn = new RuleEngine(KieBases.shipped(), shipped());
                 }
                 e = builtIn;
             }

@@ -37,6 +37,14 @@ public final class Claims {
         return new Grant(out, total, total / step.stepTimeS(), m.material(total, step.stepTimeS()));
     }
 
+    /** No claims: for a rule that yields to no other diagnosis. */
+    public static List<Claim> none() { return List.of(); }
+
+    /** {@code values} when {@code condition} holds any fact, else nothing: a saving that counts only with its fault. */
+    public static Collection<?> ifAny(Collection<?> condition, Collection<?> values) {
+        return condition.isEmpty() ? List.of() : values;
+    }
+
     /** The exposed seconds of these collectives (CollectiveFact), each as a claim on its own phase. */
     public static List<Claim> exposed(Collection<?> collectives) {
         List<Claim> out = new ArrayList<>();

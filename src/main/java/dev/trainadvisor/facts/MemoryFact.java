@@ -5,4 +5,7 @@ public record MemoryFact(double totalGb, double capacityGb, double weightsGb, do
                          double activationsGb, double logitsGb, double buffersGb) {
 
     public double headroomGb() { return capacityGb - totalGb; }
+
+    /** The share of the GPU's memory the step holds. */
+    public double usedShare() { return totalGb / capacityGb; }
 }

@@ -27,4 +27,11 @@ public record RunFact(String name, String gpu, int smVersion, boolean hasFp8, in
                       String intraLink, LinkKind intraLinkKind, double intraBusbwGbps, BandwidthSource intraBusbwSource,
                       double intraCatalogueGbps, String interLink, int nicsPerNode, double interNodeGbps,
                       BandwidthSource interSource, double interCatalogueGbps, boolean overlapGradReduce,
-                      boolean overlapParamGather, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink) {}
+                      boolean overlapParamGather, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink) {
+
+    /** The intra-node bus bandwidth over the catalogue's. */
+    public double intraRatio() { return intraBusbwGbps / intraCatalogueGbps; }
+
+    /** The network bandwidth per node over the catalogue's (NaN on one node). */
+    public double interRatio() { return interCatalogueGbps > 0 ? interNodeGbps / interCatalogueGbps : Double.NaN; }
+}

@@ -9,4 +9,8 @@ import dev.trainadvisor.spec.Precision;
  * @param skippedSteps of those, skipped for overflow (fp16 loss scaling)
  * @param lossScale    the loss scale at the end, NaN if not logged
  */
-public record StepHealthFact(double steps, double skippedSteps, double lossScale, Precision precision) {}
+public record StepHealthFact(double steps, double skippedSteps, double lossScale, Precision precision) {
+
+    /** The share of the steps that were skipped. */
+    public double skippedShare() { return steps > 0 ? skippedSteps / steps : 0; }
+}
