@@ -25,20 +25,35 @@ import java.util.Map;
 public final class Conclude {
     private Conclude() {}
 
-    /** A cause that explains the seconds of {@code granted}, of the given severity. */
+    /** A cost of the configuration that explains the seconds of {@code granted}, of the given severity. */
     public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
                                       Explain explain) {
+        return diagnosis(kcontext, severity, step, granted, explain, false);
+    }
+
+    /** A fault (something does less than it should) that explains the seconds of {@code granted}. */
+    public static Diagnosis fault(RuleContext kcontext, Severity severity, StepFact step, Grant granted, Explain explain) {
+        return diagnosis(kcontext, severity, step, granted, explain, true);
+    }
+
+    public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
+                                      Explain explain, boolean fault) {
         Rule rule = kcontext.getRule();
         return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity,
                 granted.seconds() / step.stepTimeS(), explain.text() + " [rule " + rule.getName() + "]",
-                explain.evidence(), rule.getName(), granted.claims());
+                explain.evidence(), rule.getName(), granted.claims(), fault);
     }
 
     /** A finding that explains no seconds of the step (accounting, memory, a healthy run, skipped steps). */
     public static Diagnosis finding(RuleContext kcontext, Severity severity, Explain explain) {
+        return finding(kcontext, severity, explain, false);
+    }
+
+    /** A finding that explains no seconds of the step, and whether it is a fault (measurements that cannot be right). */
+    public static Diagnosis finding(RuleContext kcontext, Severity severity, Explain explain, boolean fault) {
         Rule rule = kcontext.getRule();
         return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity, 0,
-                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of());
+                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of(), fault);
     }
 
     /**

@@ -36,6 +36,16 @@ public final class RuleEngine {
     /** Rule firings after which a session is taken to loop (the shipped rules settle in a few hundred). */
     static final int MAX_FIRINGS = 100_000;
 
+    /**
+     * How diagnoses are listed: faults of medium or high severity first (something does less than it should: repairing
+     * it trades nothing away, and a configuration's costs are judged against a run that works), then by severity, then
+     * by the share of the step they explain.
+     */
+    public static final Comparator<Diagnosis> RANKING = Comparator.comparing((Diagnosis d) -> !(d.fault() && d.severity().atLeastMedium()))
+            .thenComparing(Diagnosis::severity)
+            .thenComparing(Comparator.comparingDouble(Diagnosis::impactFraction).reversed())
+            .thenComparing(Diagnosis::id).thenComparing(Diagnosis::rule);
+
     private static volatile RuleEngine builtIn;
 
     private final KieBase kieBase;
@@ -141,8 +151,7 @@ public final class RuleEngine {
                 throw new IllegalStateException("the rules did not settle after " + MAX_FIRINGS + " firings: two rules undo each other");
             List<Diagnosis> diagnoses = new ArrayList<>();
             for (Object o : session.getObjects(new ClassObjectFilter(Diagnosis.class))) diagnoses.add((Diagnosis) o);
-            diagnoses.sort(Comparator.comparing(Diagnosis::severity).thenComparing(Comparator.comparingDouble(
-                    Diagnosis::impactFraction).reversed()).thenComparing(Diagnosis::id).thenComparing(Diagnosis::rule));
+            diagnoses.sort(RANKING);
             List<RemedyProposal> proposals = new ArrayList<>();
             for (Object o : session.getObjects(new ClassObjectFilter(RemedyProposal.class))) proposals.add((RemedyProposal) o);
             proposals.sort(Comparator.comparing(RemedyProposal::id).thenComparing(RemedyProposal::rule));

@@ -11,9 +11,11 @@ import java.util.List;
  *                       it checks out from them
  * @param rule           the name of the rule that fired
  * @param claims         the seconds of the step it explains
+ * @param fault          whether it is a fault (something does less than it should: a link, the GPUs, the overlap, the
+ *                       measurements) rather than the cost of a configuration; at the same severity faults rank first
  */
 public record Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
-                        List<Evidence> evidence, String rule, List<Claim> claims) {
+                        List<Evidence> evidence, String rule, List<Claim> claims, boolean fault) {
 
     public Diagnosis {
         evidence = List.copyOf(evidence);

@@ -59,10 +59,15 @@ public final class FactBuilder {
         facts.addAll(b.implausible());
         FitResult fit = b.fit();
         if (fit != null) {
-            for (FitParameter fp : fit.parameters())
+            for (FitParameter fp : fit.parameters()) {
+                List<FittedParameterFact.Component> mixture = new ArrayList<>();
+                for (HypothesisFit h : fit.hypotheses())
+                    h.parameter(fp.param()).ifPresent(q -> mixture.add(new FittedParameterFact.Component(h.posterior(),
+                            FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
                 facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
                         fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
-                        Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS())));
+                        Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
+            }
             List<HypothesisFit> rivals = fit.alternatives();
             for (HypothesisFit h : fit.hypotheses()) {
                 FitParam q = h.hypothesis().param();

@@ -12,7 +12,10 @@ package dev.trainadvisor.facts;
  *                          faster-than-model)
  * @param faultPosterior    a fault hypothesis of the fit is reported as a cause when its posterior probability is at
  *                          least this
- * @param linkFaultRatio    a link measured (nccl-tests) below this share of its catalogue bandwidth is a fault
+ * @param linkFaultRatio    a link below this share of its catalogue bandwidth (measured, or fitted with probability
+ *                          faultPosterior) is a fault
+ * @param overlapFaultRatio collectives hiding less than this share of what they should (fitted with probability
+ *                          faultPosterior) are a fault
  * @param waveEfficiency    GEMMs keeping fewer of the SMs busy than this in their last wave are too small
  * @param memoryHeadroom    a step using less than this share of the GPU's memory leaves memory to buy speed with
  * @param recomputeMemory   recomputation is worth dropping when the step uses less than this share of memory
@@ -21,7 +24,7 @@ package dev.trainadvisor.facts;
  * @param origin            who set these: "shipped", or what a user rule says
  */
 public record Materiality(double material, double high, double modelError, double faultPosterior,
-                          double linkFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
+                          double linkFaultRatio, double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
                           double lossScaleSkips, double accounting, String origin) {
 
     /**
@@ -29,11 +32,11 @@ public record Materiality(double material, double high, double modelError, doubl
      * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
      * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
      * linkFaultRatio 0.5: a link at half its rating is a fault, not the spread between nodes (a quarter, see
-     * Fit.LINK_NOMINAL_SIGMA); waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
+     * Fit.LINK_NOMINAL_SIGMA); overlapFaultRatio 0.5 likewise; waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
      * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%.
      */
     public static Materiality shipped() {
-        return new Materiality(0.05, 0.20, 0.10, 0.5, 0.5, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
+        return new Materiality(0.05, 0.20, 0.10, 0.5, 0.5, 0.5, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
     }
 
     /** The severity of a cause that costs {@code impactFraction} of the step. */
@@ -43,21 +46,33 @@ public record Materiality(double material, double high, double modelError, doubl
         return Severity.LOW;
     }
 
+    /**
+     * Below what share of its expected value a fitted quantity is a fault: compute below 1 - modelError (slower than
+     * the model's own error allows), a link below linkFaultRatio, the overlap below overlapFaultRatio.
+     */
+    public double faultRatio(dev.trainadvisor.perf.FitParam p) {
+        return switch (p) {
+            case COMPUTE_SCALE -> 1 - modelError;
+            case INTRA_NODE_BUSBW, INTER_NODE_GBPS -> linkFaultRatio;
+            case OVERLAP_FRACTION -> overlapFaultRatio;
+        };
+    }
+
     /** Whether {@code seconds} of a {@code stepS} step are worth reporting. */
     public boolean material(double seconds, double stepS) { return seconds >= material * stepS; }
 
     public Materiality withMaterial(double m) {
-        return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, origin);
     }
 
     public Materiality withModelError(double e) {
-        return new Materiality(material, high, e, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(material, high, e, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, origin);
     }
 
     public Materiality from(String who) {
-        return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, who);
     }
 }

@@ -85,8 +85,8 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
 
     public record CheckView(String kind, String metric, double measured, double limit, double ratio) {}
 
-    public record DiagnosisView(String id, String title, String severity, double impactFraction, String explanation,
-                                List<Evidence> evidence, String rule, List<Claim> claims) {}
+    public record DiagnosisView(String id, String title, String severity, boolean fault, double impactFraction,
+                                String explanation, List<Evidence> evidence, String rule, List<Claim> claims) {}
 
     public record RecommendationView(String id, String action, Map<String, Object> change, boolean sameMath,
                                      double predictedTflopsPerGpu, double predictedStepTimeS, double speedup,
@@ -102,8 +102,8 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     }
 
     static DiagnosisView diagnosis(Diagnosis d) {
-        return new DiagnosisView(d.id(), d.title(), d.severity().key(), d.impactFraction(), d.explanation(), d.evidence(),
-                d.rule(), d.claims());
+        return new DiagnosisView(d.id(), d.title(), d.severity().key(), d.fault(), d.impactFraction(), d.explanation(),
+                d.evidence(), d.rule(), d.claims());
     }
 
     static PredictionView prediction(StepPrediction p) {

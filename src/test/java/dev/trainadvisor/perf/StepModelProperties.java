@@ -90,7 +90,7 @@ class StepModelProperties {
         g.peakTflops().forEach((k, v) -> peak.put(k, v * factor));
         // the measured MAMF scales with the peak, so the achieved fraction stays the same
         Gpu faster = new Gpu(g.key(), peak, g.hbmGb(), g.hbmGbps(), g.mamfTflopsBf16() * factor, g.attentionFraction(), g.sms(),
-                g.architecture(), g.nvlinkLink(), g.source());
+                g.architecture(), g.nvlinkLink(), g.source(), g.hostPcieGen(), g.pcieP2p());
         Cluster f = new Cluster(c.name(), faster, c.nodes(), c.gpusPerNode(), c.intraNode(), c.interNode());
         assertTrue(StepModel.predict(f, s.run()).stepTimeS() <= StepModel.predict(c, s.run()).stepTimeS() * (1 + 1e-12));
     }
