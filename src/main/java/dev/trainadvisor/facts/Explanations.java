@@ -76,12 +76,24 @@ public final class Explanations {
         return out;
     }
 
-    /** What the run's times cannot tell apart from the chosen explanation, and the measurement that would decide. */
-    private static void rivals(Explain e, Collection<?> rivals) {
-        List<HypothesisFact> rs = new ArrayList<>();
-        for (Object o : rivals) {
+    /**
+     * The other explanations of the run's times that the fit cannot tell from the fault on {@code param}: fault
+     * hypotheses within a Bayes factor of 3 of its own (Fit.AMBIGUOUS_BAYES_FACTOR), and the measurement that would
+     * decide.
+     */
+    private static void rivals(Explain e, Collection<?> hypotheses, FitParam param) {
+        double own = 0;
+        List<HypothesisFact> all = new ArrayList<>();
+        for (Object o : hypotheses) {
             HypothesisFact h = (HypothesisFact) o;
-            if (h.rival()) rs.add(h);
+            all.add(h);
+            if (h.hypothesis().param() == param) own = h.posterior();
+        }
+        List<HypothesisFact> rs = new ArrayList<>();
+        for (HypothesisFact h : all) {
+            FitParam p = h.hypothesis().param();
+            if (p != null && p != param && h.posterior() * dev.trainadvisor.perf.Fit.AMBIGUOUS_BAYES_FACTOR >= own
+                    && Math.abs(h.fitted() / h.expected() - 1) > 0.05) rs.add(h);
         }
         if (rs.isEmpty()) return;
         rs.sort(Comparator.comparing(HypothesisFact::hypothesis));
@@ -91,12 +103,8 @@ public final class Explanations {
             if (!first) e.text(", or from ");
             first = false;
             String k = "rival." + h.hypothesis().key();
-            if (h.hypothesis().param() == null) {
-                e.text(h.hypothesis() == FitHypothesis.NOMINAL ? "a run with nothing far off" : "several quantities off at once");
-            } else {
-                e.text(what(h.hypothesis().param()) + " at ").times(k + ".ratio", h.fitted() / h.expected());
-            }
-            e.text(" (probability ").pct(k + ".posterior", h.posterior()).text(")");
+            e.text(what(h.hypothesis().param()) + " at ").times(k + ".ratio", h.fitted() / h.expected())
+                    .text(" (probability ").pct(k + ".posterior", h.posterior()).text(")");
         }
         e.text("; " + decide(rs) + " decides.");
     }
@@ -230,7 +238,7 @@ public final class Explanations {
                     .num(k + ".fitted", f.fitted(), "GB/s").text(" where the catalogue gives ").num(k + ".expected", f.expected(), "GB/s")
                     .text(": ").eq(Eq.div(Eq.v(k + ".fitted", f.fitted(), "GB/s"), Eq.v(k + ".expected", f.expected(), "GB/s")),
                             k + ".ratio_pct", 100 * f.fitted() / f.expected(), "%").text(" of its rating");
-            if (!f.measured()) e.text(" (probability ").pct(k + ".posterior", f.posterior()).text(")");
+            if (!f.measured()) e.text(" (probability ").pct(k + ".posterior", f.probability()).text(")");
             e.text(".");
             first = false;
         }
@@ -257,7 +265,7 @@ public final class Explanations {
                 + " link width and generation (nvidia-smi -q), and NCCL_DEBUG=INFO's transport (P2P, SHM or NET/Socket)."
                 : " Check that NCCL uses the RDMA NICs (NCCL_DEBUG=INFO shows NET/IB, not NET/Socket), GPUDirect RDMA, and"
                 + " the NICs' link speed; measure with nccl-tests across nodes.");
-        rivals(e, rivals);
+        for (Fault f : fs) if (!f.measured()) rivals(e, rivals, f.param());
         return e;
     }
 
@@ -289,7 +297,7 @@ public final class Explanations {
             Fault f = (Fault) o;
             e.text("Fitted to the run's times, the overlapped collectives hide ").eq(Eq.div(Eq.v("overlap.fitted", f.fitted(), ""),
                     Eq.v("overlap.expected", f.expected(), "")), "overlap.ratio_pct", 100 * f.ratio(), "%")
-                    .text(" of what they should (probability ").pct("overlap.posterior", f.posterior())
+                    .text(" of what they should (probability ").pct("overlap.posterior", f.probability())
                     .text("): NCCL kernels slowed by the compute beside them, CUDA_DEVICE_MAX_CONNECTIONS=1 serializing the"
                             + " streams, or buckets that arrive too late to hide. ");
         }
@@ -326,12 +334,12 @@ public final class Explanations {
     public static Explain computeUnderperforms(Fault f, StepFact s, Grant g, Collection<?> rivals) {
         Explain e = Explain.start().text("Fitted to the run's times, GEMMs and attention run at ")
                 .times("compute_scale.fitted", f.fitted()).text(" of what this GPU reaches in benchmarks (probability ")
-                .pct("compute_scale.posterior", f.posterior()).text("). At the benchmarks' pace the step would be ")
+                .pct("compute_scale.posterior", f.probability()).text("). At the benchmarks' pace the step would be ")
                 .num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
                 .text(" step. Check the clocks and throttle reasons (nvidia-smi -q -d PERFORMANCE,CLOCK: power or thermal"
                         + " limits), other processes on the GPUs, and a GEMM benchmark against the catalogue's MAMF.");
-        rivals(e, rivals);
+        rivals(e, rivals, FitParam.COMPUTE_SCALE);
         return e;
     }
 

@@ -10,6 +10,7 @@ import dev.trainadvisor.perf.HypothesisFit;
 import dev.trainadvisor.perf.MeasurementCheck;
 import dev.trainadvisor.perf.ObservedThroughput;
 import dev.trainadvisor.perf.Phase;
+import dev.trainadvisor.perf.Scenario;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.AttentionKernel;
 import dev.trainadvisor.spec.Catalog;
@@ -61,9 +62,12 @@ public final class FactBuilder {
         if (fit != null) {
             for (FitParameter fp : fit.parameters()) {
                 List<FittedParameterFact.Component> mixture = new ArrayList<>();
+                // the hypotheses that let the quantity move beyond its ordinary spread: under the others it is as the
+                // catalogue says, give or take the model's error
                 for (HypothesisFit h : fit.hypotheses())
-                    h.parameter(fp.param()).ifPresent(q -> mixture.add(new FittedParameterFact.Component(h.posterior(),
-                            FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
+                    if (h.hypothesis().frees(fp.param()))
+                        h.parameter(fp.param()).ifPresent(q -> mixture.add(new FittedParameterFact.Component(h.posterior(),
+                                FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
                 facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
                         fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
                         Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
@@ -75,9 +79,14 @@ public final class FactBuilder {
                         q == null ? Double.NaN : h.fitted(q),
                         q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN)));
             }
+            // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
+            // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline
             for (FitParam q : FitParam.values()) {
                 if (fit.parameter(q).isEmpty()) continue;
-                facts.add(saving(Saving.Kind.restoring(q), p, b.restored(q)));
+                HypothesisFit own = fit.hypotheses().stream().filter(h -> h.hypothesis().param() == q).findFirst().orElse(null);
+                Scenario at = own == null ? b.scenario() : own.scenario();
+                StepPrediction before = at.predict();
+                facts.add(saving(Saving.Kind.restoring(q), before, at.with(q, b.catalogue().value(q)).predict()));
             }
         }
         if (fit != null) facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));

@@ -3,14 +3,24 @@ package dev.trainadvisor.facts;
 import dev.trainadvisor.perf.FitParam;
 
 /**
- * A derived fact (rules/faults.drl inserts it logically): one quantity of the run is far from what it should be,
- * because the fit chose the fault hypothesis for it, or because the run measured it (a link's nccl-tests bus
- * bandwidth) far below the catalogue.
+ * A derived fact (rules/faults.drl inserts it logically): one quantity of the run is far from what it should be.
  *
- * @param posterior the fit's probability for the fault (1 for a measurement)
- * @param measured  whether the run measured the quantity rather than the fit inferring it
+ * @param probability how sure the finding is: the fit's probability for it (1 for a measurement)
+ * @param source      what found it
  */
-public record Fault(FitParam param, double fitted, double expected, double posterior, boolean measured) {
+public record Fault(FitParam param, double fitted, double expected, double probability, Source source) {
+
+    public enum Source {
+        /** The fit's probability, summed over its hypotheses, that the quantity is below the fault ratio. */
+        FIT_PROBABILITY,
+        /** The hypothesis the fit chose frees the quantity and puts it below the fault ratio. */
+        FIT_CHOSEN,
+        /** The run file measured it (nccl-tests). */
+        MEASURED
+    }
 
     public double ratio() { return fitted / expected; }
+
+    /** Whether the run measured the quantity rather than the fit inferring it. */
+    public boolean measured() { return source == Source.MEASURED; }
 }

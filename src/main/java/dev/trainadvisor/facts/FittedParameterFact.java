@@ -14,8 +14,9 @@ import java.util.List;
  * @param priorSource           where the expected value comes from (e.g. "catalogue PCIe4")
  * @param costSeconds           how much longer the fitted step is than it would be with this one quantity at its
  *                              expected value (0 for one that does not slow the step)
- * @param mixture               the quantity's posterior under every hypothesis the fit weighed: each a weight (the
- *                              hypothesis' probability) and a normal distribution in the fit's coordinate
+ * @param mixture               the quantity's posterior under the hypotheses that let it move beyond its ordinary spread
+ *                              (its own fault, several at once): each a weight (the hypothesis' probability) and a normal
+ *                              distribution in the fit's coordinate
  */
 public record FittedParameterFact(FitParam param, double expected, double fitted, double low, double high,
                                   boolean constrained, double shiftInNominalSigmas, String priorSource,
@@ -33,8 +34,9 @@ public record FittedParameterFact(FitParam param, double expected, double fitted
     public double ratio() { return fitted / expected; }
 
     /**
-     * The probability, given the run's times, that the quantity is below {@code ratio} times its expected value:
-     * the posterior mixture over the fit's hypotheses (each normal in log space, log-odds for the overlap).
+     * The probability, given the run's times, that the quantity is faulty and below {@code ratio} times its expected
+     * value: the posterior mixture over the hypotheses that let it be (each normal in log space, log-odds for the
+     * overlap). Under the others the quantity is within its ordinary spread, so they add nothing.
      */
     public double probabilityBelow(double ratio) {
         double x = coordinate(param, ratio * expected);

@@ -12,4 +12,10 @@ import dev.trainadvisor.perf.FitHypothesis;
  * @param expected  that quantity's expected value
  */
 public record HypothesisFact(FitHypothesis hypothesis, double posterior, boolean chosen, boolean rival, double fitted,
-                             double expected) {}
+                             double expected) {
+
+    /** Whether it is a fault hypothesis whose fitted value is below {@code m}'s fault ratio of the expected value. */
+    public boolean faulty(Materiality m) {
+        return hypothesis.param() != null && fitted < m.faultRatio(hypothesis.param()) * expected;
+    }
+}

@@ -31,12 +31,12 @@ public record Materiality(double material, double high, double modelError, doubl
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
      * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
      * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
-     * linkFaultRatio 0.5: a link at half its rating is a fault, not the spread between nodes (a quarter, see
+     * modelError is the fit's own (Fit.MODEL_ERROR); linkFaultRatio 0.5: a link at half its rating is a fault, not the spread between nodes (a quarter, see
      * Fit.LINK_NOMINAL_SIGMA); overlapFaultRatio 0.5 likewise; waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
      * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%.
      */
     public static Materiality shipped() {
-        return new Materiality(0.05, 0.20, 0.10, 0.5, 0.5, 0.5, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
+        return new Materiality(0.05, 0.20, dev.trainadvisor.perf.Fit.MODEL_ERROR, 0.5, 0.7, 0.7, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
     }
 
     /** The severity of a cause that costs {@code impactFraction} of the step. */

@@ -12,9 +12,11 @@ import java.util.Optional;
  * @param expected     the prediction with the priors (catalogue cluster, default efficiency)
  * @param hypotheses   every hypothesis weighed, by posterior probability, highest first; the first is chosen
  * @param observations the measured times the fit matched; empty when the run measured nothing usable
+ * @param nominalRuledOut the run is slower than the catalogue by more than the model's error, so the healthy
+ *                     explanation is not chosen (nor an alternative) however likely the priors make it
  */
 public record FitResult(Scenario scenario, StepPrediction prediction, StepPrediction expected,
-                        List<HypothesisFit> hypotheses, List<FitObservation> observations) {
+                        List<HypothesisFit> hypotheses, List<FitObservation> observations, boolean nominalRuledOut) {
 
     /** Whether anything was fitted; false when no measurement could be used, and everything is the prior. */
     public boolean fitted() { return !observations.isEmpty(); }
@@ -34,6 +36,7 @@ public record FitResult(Scenario scenario, StepPrediction prediction, StepPredic
     public List<HypothesisFit> alternatives() {
         double p = chosen().posterior();
         return hypotheses.subList(1, hypotheses.size()).stream()
+                .filter(h -> !(nominalRuledOut && h.hypothesis() == FitHypothesis.NOMINAL))
                 .filter(h -> h.posterior() * Fit.AMBIGUOUS_BAYES_FACTOR >= p).toList();
     }
 

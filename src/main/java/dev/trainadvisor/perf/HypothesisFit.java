@@ -21,6 +21,15 @@ public record HypothesisFit(FitHypothesis hypothesis, double prior, double logEv
         return parameters.stream().filter(f -> f.param() == p).findFirst();
     }
 
+    /** Departing from the ordinary: a quantity it frees moves beyond this many of its ordinary standard deviations. */
+    public static final double DEPARTURE_SIGMAS = 1;
+
+    /** Whether a quantity it frees lies beyond its ordinary spread ({@link #DEPARTURE_SIGMAS}). */
+    public boolean departs() {
+        return parameters.stream().anyMatch(q -> hypothesis.frees(q.param())
+                && Math.abs(q.shiftInNominalSigmas()) >= DEPARTURE_SIGMAS);
+    }
+
     /** The fitted value of {@code p}, NaN when the run has no such quantity. */
     public double fitted(FitParam p) { return parameter(p).map(FitParameter::fitted).orElse(Double.NaN); }
 }
