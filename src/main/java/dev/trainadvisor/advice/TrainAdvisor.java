@@ -92,38 +92,57 @@ public final class TrainAdvisor {
         return List.copyOf(recs);
     }
 
-    /** One proposal priced from the baseline, with its interval; null when it is invalid or does not fit. */
+    /**
+     * One proposal priced from the baseline; null when it is invalid or does not fit. When the run's times leave
+     * several explanations open (perf.FitResult#alternatives), the remedy is priced under each, and its speedup is their
+     * average weighted by their probabilities: the gain the times lead one to expect. The interval spans them and the
+     * chosen explanation's freed quantity one posterior standard deviation either way.
+     */
     private static Recommendation price(Baseline b, RemedyProposal r, Materiality m) {
         Baseline.Priced q = b.price(r.change());
         if (q == null || q.step().memory().headroomGb() < 0) return null;
         StepPrediction base = b.prediction();
         StepPrediction s = q.step();
-        double speedup = s.tokensPerGpuPerS() / base.tokensPerGpuPerS();
-        double low = speedup, high = speedup;
-        for (Scenario alt : alternatives(b)) {
-            Baseline.Priced qa = Baseline.price(alt, r.change());
-            if (qa == null) continue;
-            double sa = qa.step().tokensPerGpuPerS() / alt.predict().tokensPerGpuPerS();
-            low = Math.min(low, sa);
-            high = Math.max(high, sa);
+        double chosen = s.tokensPerGpuPerS() / base.tokensPerGpuPerS();
+        double low = chosen, high = chosen;
+        double weight = b.fit() == null ? 1 : b.fit().chosen().posterior(), sum = weight * chosen;
+        if (b.fit() != null) {
+            for (HypothesisFit h : b.fit().alternatives()) {
+                Double sa = speedup(h.scenario(), r);
+                if (sa == null) continue;
+                low = Math.min(low, sa);
+                high = Math.max(high, sa);
+                sum += h.posterior() * sa;
+                weight += h.posterior();
+            }
+            for (Scenario spread : spread(b)) {
+                Double sa = speedup(spread, r);
+                if (sa == null) continue;
+                low = Math.min(low, sa);
+                high = Math.max(high, sa);
+            }
         }
+        double speedup = weight > 0 ? sum / weight : chosen;
         Collective worst = null;
         for (Collective c : s.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
         boolean next = worst != null && m.material(worst.exposedSeconds(), s.stepTimeS());
+        double tokens = base.tokensPerGpuPerS() * speedup;
         return new Recommendation(r.id(), r.action(), r.change(), r.sameMath(), r.addresses(), r.reason(),
-                base.stepTimeS(), base.tflopsPerGpu(), s.stepTimeS(), s.tflopsPerGpu(), s.tokensPerGpuPerS(),
+                base.stepTimeS(), base.tflopsPerGpu(), base.stepTimeS() / speedup, base.tflopsPerGpu() * speedup, tokens,
                 s.memory().totalGb(), s.memory().capacityGb(), speedup, low, high,
                 next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0);
     }
 
-    /**
-     * The scenarios a remedy's gain is also priced under: every explanation of the run's times the fit cannot rule
-     * out, and the chosen fit with its freed quantity one posterior standard deviation either way.
-     */
-    private static List<Scenario> alternatives(Baseline b) {
+    /** The remedy's speedup in another explanation of the run's times, or null when the change does not apply. */
+    private static Double speedup(Scenario from, RemedyProposal r) {
+        Baseline.Priced qa = Baseline.price(from, r.change());
+        if (qa == null) return null;
+        return qa.step().tokensPerGpuPerS() / from.predict().tokensPerGpuPerS();
+    }
+
+    /** The chosen fit with its freed quantity (compute for NOMINAL) one posterior standard deviation either way. */
+    private static List<Scenario> spread(Baseline b) {
         List<Scenario> out = new ArrayList<>();
-        if (b.fit() == null) return out;
-        for (HypothesisFit h : b.fit().alternatives()) out.add(h.scenario());
         HypothesisFit chosen = b.fit().chosen();
         FitParam p = chosen.hypothesis().param() == null ? FitParam.COMPUTE_SCALE : chosen.hypothesis().param();
         FitParameter fp = chosen.parameter(p).orElse(null);
