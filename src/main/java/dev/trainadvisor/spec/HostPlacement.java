@@ -9,11 +9,14 @@ package dev.trainadvisor.spec;
  * @param transport    how NCCL moves data between them
  * @param interference how much slower compute runs beside a collective on this transport (0.39: 1.39x as long)
  * @param origin       where this comes from: "run file", "nvidia-smi topo -m", or the default's reason
+ * @param socketsGiven whether the run file gave the sockets (else they follow from the path or the default)
+ * @param transportGiven whether the run file gave the transport (else it follows from the GPU, path and sockets)
  */
-public record HostPlacement(int sockets, String gpuPath, Transport transport, double interference, String origin) {
+public record HostPlacement(int sockets, String gpuPath, Transport transport, double interference, String origin,
+                            boolean socketsGiven, boolean transportGiven) {
 
     /** A catalogue link as such: peer-to-peer, one socket, nothing known of the host. */
-    public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue");
+    public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue", false, false);
 
     /** nvidia-smi's PCIe path classes, best first. */
     public static final java.util.List<String> PATHS = java.util.List.of("NV", "PIX", "PXB", "PHB", "NODE", "SYS");

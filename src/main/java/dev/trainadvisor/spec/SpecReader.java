@@ -140,7 +140,7 @@ public final class SpecReader {
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
         if (!top.has("training")) throw top.error("training", "the training block (seq_len, micro_batch_size, ...) is required");
-        Cluster cluster = cluster(top);
+        Cluster cluster = cluster(top, topology != null);
         Model model = model(top);
         Training training = training(top.object("training"));
         Parallel parallel = parallel(top.object("parallel"), cluster, model, training);
@@ -180,7 +180,7 @@ public final class SpecReader {
 
     // ---------------------------------------------------------------- cluster
 
-    private Cluster cluster(Fields top) {
+    private Cluster cluster(Fields top, boolean fromTopology) {
         JsonNode raw = top.raw("cluster");
         JsonNode merged;
         if (raw.isTextual()) {
@@ -211,7 +211,8 @@ public final class SpecReader {
         } else {
             if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
                     catalog.links().keySet()) + ") is required when a node holds more than one GPU");
-            link = place(catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link"), intra, gpu, perNode);
+            link = place(catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link"), intra, gpu, perNode,
+                    fromTopology);
             double measured = measuredBusbw(intra);
             if (!Double.isNaN(measured)) link = link.withMeasuredBusbw(measured);
         }
@@ -240,7 +241,7 @@ public final class SpecReader {
      * user expects: a node of 8 or more PCIe GPUs is a dual-socket server with four under each socket, rings cross the
      * socket link, and NCCL does not use peer-to-peer across it.
      */
-    private IntraNodeLink place(IntraNodeLink link, Fields intra, Gpu gpu, int perNode) {
+    private IntraNodeLink place(IntraNodeLink link, Fields intra, Gpu gpu, int perNode, boolean fromTopology) {
         String path = null;
         if (intra.has("gpu_path")) {
             String p = intra.requireString("gpu_path").toUpperCase(Locale.ROOT);
@@ -249,10 +250,13 @@ public final class SpecReader {
             if (!HostPlacement.PATHS.contains(p))
                 throw intra.error("gpu_path", "the worst path between two GPUs as nvidia-smi topo -m prints it, one of "
                         + HostPlacement.PATHS + ", got '" + intra.requireString("gpu_path") + "'");
-            if (p.equals("NV") != link.isNvlink())
-                throw intra.error("gpu_path", "a path of the link's kind: " + link.key() + " is " + link.kind().key()
-                        + ", and gpu_path " + p + (p.equals("NV") ? " is NVLink" : " is PCIe"));
-            path = p;
+            if (p.equals("NV") != link.isNvlink()) {
+                // from a topology: file, checkTopology names the file's matrix; from the run file, say it here
+                if (!fromTopology) throw intra.error("gpu_path", "a path of the link's kind: " + link.key() + " is "
+                        + link.kind().key() + ", and gpu_path " + p + (p.equals("NV") ? " is NVLink" : " is PCIe"));
+            } else {
+                path = p;
+            }
         }
         boolean pcie = link.kind() == LinkKind.PCIE;
         String why;
@@ -294,7 +298,8 @@ public final class SpecReader {
         };
         // a ring over two sockets crosses the CPU-to-CPU link, unless NVLink carries it
         if (sockets > 1 && (pcie || transport != Transport.P2P)) busbw = Math.min(busbw, t.socketLink(gen));
-        return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why), busbw);
+        return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why,
+                intra.has("sockets"), intra.has("transport")), busbw);
     }
 
     /**

@@ -52,9 +52,10 @@ public final class SpecWriter {
             ObjectNode intra = o.putObject("intra_node");
             intra.put("link", c.intraNode().key());
             HostPlacement h = c.intraNode().host();
-            if (h != null && h != HostPlacement.CATALOGUE) {
-                intra.put("sockets", h.sockets());
-                intra.put("transport", h.transport().key());
+            if (h != null) {
+                // what the run file said; defaults are derived again, so that a what-if on the link re-derives them
+                if (h.socketsGiven()) intra.put("sockets", h.sockets());
+                if (h.transportGiven()) intra.put("transport", h.transport().key());
                 if (h.gpuPath() != null) intra.put("gpu_path", h.gpuPath());
             }
             if (c.intraNode().busbwMeasured()) intra.put("busbw_gbps", c.intraNode().busbwGbps());

@@ -143,14 +143,23 @@ class CliTest {
         Result r = run("advise", example);
         assertEquals(0, r.code(), r.err());
         JsonNode a = parse(r.out());
-        double prev = Double.POSITIVE_INFINITY;
+        // diagnoses: faults of medium or high severity first, then by severity, then by impact
+        String prevKey = null;
         for (JsonNode d : a.get("diagnoses")) {
-            double v = d.get("impact_fraction").asDouble();
-            assertTrue(v <= prev, "diagnoses sorted by impact_fraction, descending: " + a.get("diagnoses"));
-            prev = v;
+            boolean faultFirst = d.get("fault").asBoolean() && Set.of("high", "medium").contains(d.get("severity").asText());
+            String key = (faultFirst ? "0" : "1") + List.of("high", "medium", "low", "info").indexOf(d.get("severity").asText())
+                    + String.format("%08.5f", 1 - d.get("impact_fraction").asDouble());
+            assertTrue(prevKey == null || key.compareTo(prevKey) >= 0, "diagnoses ranked: " + a.get("diagnoses"));
+            prevKey = key;
         }
-        prev = Double.POSITIVE_INFINITY;
+        // recommendations: those that keep the optimisation first, each group by speedup, descending
+        boolean seenChangesMath = false;
+        double prev = Double.POSITIVE_INFINITY;
         for (JsonNode rec : a.get("recommendations")) {
+            boolean same = rec.get("same_math").asBoolean();
+            assertFalse(same && seenChangesMath, "same-math remedies before those that change the optimisation: " + a.get("recommendations"));
+            if (!same && !seenChangesMath) prev = Double.POSITIVE_INFINITY;
+            seenChangesMath |= !same;
             double v = rec.get("speedup").asDouble();
             assertTrue(v <= prev, "recommendations sorted by speedup, descending: " + a.get("recommendations"));
             prev = v;

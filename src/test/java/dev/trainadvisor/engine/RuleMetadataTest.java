@@ -8,21 +8,35 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Every rule names its diagnosis id, a title and a description; every id DESIGN.md section 7 requires exists, and the
- * ids beyond it ("more are welcome") are listed here, so that a misspelt id fails.
+ * Every rule names its id (the diagnosis, remedy or derived fact it concludes), a title and a description; every id
+ * DESIGN.md section 7 requires exists, and the ids beyond it ("more are welcome") are listed here, so that a misspelt id
+ * fails.
  */
 class RuleMetadataTest {
     static final Set<String> DESIGN_IDS = Set.of("intra-node-bandwidth", "inter-node-bandwidth", "tp-across-nodes",
             "pipeline-bubble", "unoverlapped-communication", "small-micro-batch", "recompute-overhead", "memory-overflow",
             "memory-headroom", "link-underperforms", "optimizer-step-bound", "unexplained-slowdown", "loss-scale-skips",
             "flops-accounting", "healthy");
-    static final Set<String> MORE_IDS = Set.of("slow-attention-kernel", "eager-elementwise");
+    /** Diagnoses beyond DESIGN.md's first list (its "Added since" table, and compute-underperforms). */
+    static final Set<String> MORE_IDS = Set.of("slow-attention-kernel", "eager-elementwise", "faster-than-model",
+            "implausible-measurement", "compute-underperforms");
+    /** Rules that derive facts for the others (symptoms, faults, bottlenecks). */
+    static final Set<String> DERIVED_IDS = Set.of("slower-than-model", "faster-than-model-symptom", "as-modelled",
+            "bottleneck", "fault-from-fit", "fault-chosen-by-fit", "fault-measured-intra-node", "fault-measured-inter-node");
+    /** Remedies, one rule each (rules/remedies.drl). */
+    static final Set<String> REMEDY_IDS = Set.of("nvlink-nodes", "fix-intra-node-link", "fix-network",
+            "overlap-param-gather", "overlap-grad-reduce", "bf16-grad-reduce", "more-micro-batches", "intra-node-sharding",
+            "more-nics", "tp-inside-node", "interleaved-stages", "larger-micro-batch", "selective-recompute",
+            "no-recompute", "lower-zero-stage", "zero-stage-1", "zero-stage-2", "zero-stage-3", "full-recompute",
+            "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise");
 
     @Test
     void everyRuleCarriesItsMetadata() {
         var rules = RuleEngine.builtIn().rules();
         for (RuleInfo r : rules) {
-            assertTrue(DESIGN_IDS.contains(r.id()) || MORE_IDS.contains(r.id()), r.name() + " emits an unknown id: " + r.id());
+            assertTrue(DESIGN_IDS.contains(r.id()) || MORE_IDS.contains(r.id()) || DERIVED_IDS.contains(r.id())
+                    || REMEDY_IDS.contains(r.id()), r.name() + " emits an unknown id: " + r.id());
+            if (REMEDY_IDS.contains(r.id())) assertEquals("rules/remedies.drl", r.file(), r.name());
             assertFalse(r.title().isBlank(), r.name());
             assertTrue(r.description().length() > 40, r.name() + " needs a description that says why");
             assertTrue(r.file().startsWith("rules/"), r.file());
@@ -30,5 +44,6 @@ class RuleMetadataTest {
         Set<String> ids = rules.stream().map(RuleInfo::id).collect(Collectors.toSet());
         assertTrue(ids.containsAll(DESIGN_IDS), "missing: " + DESIGN_IDS.stream().filter(i -> !ids.contains(i)).toList());
         assertTrue(ids.containsAll(MORE_IDS), ids.toString());
+        assertTrue(ids.containsAll(REMEDY_IDS) && ids.containsAll(DERIVED_IDS), ids.toString());
     }
 }

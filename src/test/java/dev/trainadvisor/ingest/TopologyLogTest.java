@@ -41,7 +41,7 @@ class TopologyLogTest {
         assertEquals(18, p.extra().get("nvlink_links"));
         assertEquals(10, p.extra().get("nics"));
         assertFalse(p.extra().containsKey("pcie_paths"), "no GPU pair is joined by PCIe only");
-        assertEquals(Map.of("cluster.gpus_per_node", 8), p.config());
+        assertEquals(Map.of("cluster.gpus_per_node", 8, "cluster.intra_node.gpu_path", "NV"), p.config());
         assertEquals(0, p.steps());
         assertTrue(p.metrics().isEmpty());
         assertTrue(p.warnings().stream().anyMatch(w -> w.contains("cut short") && w.contains("3 of 10 NIC rows")), p.warnings().toString());

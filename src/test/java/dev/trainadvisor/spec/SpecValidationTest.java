@@ -621,7 +621,7 @@ class SpecValidationTest {
         assertEquals(24, s.run().parallel().dp());
         assertEquals("A100-PCIe-80GB", s.cluster().gpu().key());
         // a nested override merges with the preset's intra_node: the link stays, the busbw is the run's
-        assertEquals("PCIe4-dual-socket", s.cluster().intraNode().key(), "knowledge-base/clusters/a100-80gb-pcie-8x.json");
+        assertEquals("PCIe4", s.cluster().intraNode().key(), "knowledge-base/clusters/a100-80gb-pcie-8x.json");
         assertEquals(18, s.cluster().intraNode().busbwGbps(), 1e-9);
         assertTrue(s.cluster().intraNode().busbwMeasured());
         assertEquals("IB-HDR100", s.cluster().interNode().key());
