@@ -78,22 +78,24 @@ public final class Explanations {
 
     /**
      * The other explanations of the run's times that the fit cannot tell from the fault on {@code param}: fault
-     * hypotheses within a Bayes factor of 3 of its own (Fit.AMBIGUOUS_BAYES_FACTOR), and the measurement that would
-     * decide.
+     * hypotheses within a Bayes factor of 3 of its own or fitting the times as well (Fit.indistinguishable), and the
+     * measurement that would decide.
      */
     private static void rivals(Explain e, Collection<?> hypotheses, FitParam param) {
-        double own = 0;
+        HypothesisFact own = null;
         List<HypothesisFact> all = new ArrayList<>();
         for (Object o : hypotheses) {
             HypothesisFact h = (HypothesisFact) o;
             all.add(h);
-            if (h.hypothesis().param() == param) own = h.posterior();
+            if (h.hypothesis().param() == param) own = h;
         }
+        if (own == null) return;
         List<HypothesisFact> rs = new ArrayList<>();
         for (HypothesisFact h : all) {
             FitParam p = h.hypothesis().param();
-            if (p != null && p != param && h.posterior() * dev.trainadvisor.perf.Fit.AMBIGUOUS_BAYES_FACTOR >= own
-                    && Math.abs(h.fitted() / h.expected() - 1) > 0.05) rs.add(h);
+            if (p != null && p != param && Math.abs(h.fitted() / h.expected() - 1) > 0.05
+                    && dev.trainadvisor.perf.Fit.indistinguishable(own.posterior(), own.dataCost(), h.posterior(), h.dataCost()))
+                rs.add(h);
         }
         if (rs.isEmpty()) return;
         rs.sort(Comparator.comparing(HypothesisFact::hypothesis));
@@ -186,8 +188,7 @@ public final class Explanations {
         Explain e = Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
                 .text(" the prediction (step ").num("observed_step_time_s", g.observedStepS(), "s").text(" observed, ")
                 .num("predicted_step_time_s", g.predictedStepS(), "s").text(" predicted), within the model's ")
-                .pct("model_error", m.modelError()).text(" error, and no cause costs ").pct("material", m.material())
-                .text(" of the step or more.");
+                .pct("model_error", m.modelError()).text(" error, and nothing does less than it should.");
         return e;
     }
 
@@ -240,6 +241,7 @@ public final class Explanations {
                             k + ".ratio_pct", 100 * f.fitted() / f.expected(), "%").text(" of its rating");
             if (!f.measured()) e.text(" (probability ").pct(k + ".posterior", f.probability()).text(")");
             e.text(".");
+            if (intra) transportHint(e, r, f.fitted());
             first = false;
         }
         e.text(" At its rating the step would be ").num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
@@ -268,6 +270,21 @@ public final class Explanations {
         for (Fault f : fs) if (!f.measured()) rivals(e, rivals, f.param());
         return e;
     }
+
+    /**
+     * When a link delivers about what one of NCCL's fallback transports gives on this host (within a factor 1.6 either
+     * way), say so: peer-to-peer is then likely off, and the transport names the setting to look at.
+     */
+    private static void transportHint(Explain e, RunFact r, double fitted) {
+        if (near(fitted, r.shmGbps()))
+            e.text(" That is about what NCCL's shared memory transport gives on this host (").num("shm_busbw", r.shmGbps(), "GB/s")
+                    .text(", peer-to-peer off: NCCL_P2P_DISABLE set, GPUs across CPU sockets or host bridges, P2P unsupported).");
+        else if (near(fitted, r.socketGbps()))
+            e.text(" That is about what NCCL's sockets give within a node (").num("socket_busbw", r.socketGbps(), "GB/s")
+                    .text(", peer-to-peer and shared memory both off: NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, or containers without a common /dev/shm).");
+    }
+
+    private static boolean near(double a, double b) { return b > 0 && a / b < 1.6 && b / a < 1.6; }
 
     public static Explain tpAcrossNodes(RunFact r, StepFact s, Collection<?> items, Grant g) {
         Explain e = Explain.start().text("The tensor-parallel group of ").count("tp", r.tp()).text(" GPUs spans nodes of ")

@@ -77,7 +77,7 @@ public final class FactBuilder {
                 FitParam q = h.hypothesis().param();
                 facts.add(new HypothesisFact(h.hypothesis(), h.posterior(), h == fit.chosen(), rivals.contains(h),
                         q == null ? Double.NaN : h.fitted(q),
-                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN)));
+                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost()));
             }
             // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
             // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline
@@ -191,7 +191,15 @@ public final class FactBuilder {
                 c.intraNode().key(), c.intraNode().kind(), c.intraNode().busbwGbps(), intraSource, intraCatalogue,
                 c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),
                 multiNode ? c.interNode().nodeGbps() : 0, interSource, interCatalogue, p.overlapGradReduce(),
-                p.overlapParamGather(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink);
+                p.overlapParamGather(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink,
+                Catalog.builtIn().transports().shmBusbw(hostPcieGen(c)), Catalog.builtIn().transports().socketBusbw());
+    }
+
+    /** The PCIe generation of the node's host: the link's for a PCIe link, else the GPU's (4 when unknown). */
+    static int hostPcieGen(Cluster c) {
+        java.util.regex.Matcher g = java.util.regex.Pattern.compile("PCIe(\\d)").matcher(c.intraNode().key());
+        if (c.intraNode().kind() == dev.trainadvisor.spec.LinkKind.PCIE && g.find()) return Integer.parseInt(g.group(1));
+        return c.gpu().hostPcieGen() > 0 ? c.gpu().hostPcieGen() : 4;
     }
 
     /**

@@ -18,6 +18,8 @@ import dev.trainadvisor.spec.Recompute;
  * @param interCatalogueGbps    the catalogue's value for it
  * @param nvlinkGpu             the same-generation GPU sold in NVLink (SXM) nodes, or null if none / already NVLink
  * @param nvlinkLink            the NVLink generation of those nodes, or null
+ * @param shmGbps               what NCCL's shared-memory transport gives on this host (peer-to-peer off), GB/s
+ * @param socketGbps            what its socket transport gives within a node, GB/s
  */
 public record RunFact(String name, String gpu, int smVersion, boolean hasFp8, int gpus, int nodes, int gpusPerNode,
                       int tp, int pp, int dp, int cp, int ep, int virtualStages, boolean sequenceParallel,
@@ -27,7 +29,8 @@ public record RunFact(String name, String gpu, int smVersion, boolean hasFp8, in
                       String intraLink, LinkKind intraLinkKind, double intraBusbwGbps, BandwidthSource intraBusbwSource,
                       double intraCatalogueGbps, String interLink, int nicsPerNode, double interNodeGbps,
                       BandwidthSource interSource, double interCatalogueGbps, boolean overlapGradReduce,
-                      boolean overlapParamGather, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink) {
+                      boolean overlapParamGather, double peakTflops, double hbmGb, String nvlinkGpu, String nvlinkLink,
+                      double shmGbps, double socketGbps) {
 
     /** The intra-node bus bandwidth over the catalogue's. */
     public double intraRatio() { return intraBusbwGbps / intraCatalogueGbps; }

@@ -72,6 +72,14 @@ public final class Fit {
     static final double OBSERVATION_FLOOR_S = Overheads.STEP_OVERHEAD_S;
 
     /**
+     * Absolute standard deviation of a forward, backward or forward-backward time, in seconds: these timers hold no
+     * framework time around the optimizer, only the kernels and the launches between them; twice the step-to-step
+     * spread measured on one H200 (bench/h200_step_overheads.py: forward 0.73 ms, backward 1.05 ms standard deviation
+     * over 8 steady steps).
+     */
+    static final double PHASE_FLOOR_S = 0.002;
+
+    /**
      * Ordinary spread of the compute scale around 1, ln units: the root mean square of ln(predicted / observed)
      * tokens/GPU/s over the "tune" rows of knowledge-base/reference-runs (151 runs), which is what the compute scale
      * absorbs when the catalogue is right about everything else (ValidationTest checks it against the current rows).
@@ -79,11 +87,11 @@ public final class Fit {
     public static final double COMPUTE_NOMINAL_SIGMA = 0.097;
 
     /**
-     * A compute fault: GPUs throttled by power or heat run at 60-80% of their clocks (NVIDIA's nvidia-smi documents
-     * the clocks_event_reasons for it), a slow or unfused kernel path halves a layer's pace. 0.35 puts 0.7x at one
-     * sigma and 0.5x at two.
+     * A compute fault: GPUs held below their clocks by a power or thermal limit, another process on them, a slow kernel
+     * path. Such faults cost 5-30% (NVIDIA documents the clocks_event_reasons nvidia-smi reports for them); 0.2 puts
+     * 0.8x at 1.1 sigma and 0.7x at 1.8, and a halving, a different problem, at 3.5.
      */
-    static final double COMPUTE_FAULT_SIGMA = 0.35;
+    static final double COMPUTE_FAULT_SIGMA = 0.2;
 
     /**
      * Ordinary spread of a link's bandwidth around its catalogue value, ln units: measured 8-GPU all-reduce bus
@@ -126,6 +134,21 @@ public final class Fit {
      * evidence is "not worth more than a bare mention" (Kass and Raftery, "Bayes Factors", JASA 1995, section 3.2).
      */
     public static final double AMBIGUOUS_BAYES_FACTOR = 3;
+
+    /**
+     * Hypotheses whose best fits miss the times by as little as the chosen one's (their observations' costs within 2,
+     * a likelihood ratio within e) are alternatives too, whatever the priors say: the times do not separate them, only
+     * the priors do, and a reader should be told what would decide.
+     */
+    public static final double EQUALLY_GOOD_FIT = 2;
+
+    /**
+     * Whether the times cannot tell hypothesis b from hypothesis a (posterior and observations' cost of each): b is
+     * within {@link #AMBIGUOUS_BAYES_FACTOR} of a, or fits the times as well ({@link #EQUALLY_GOOD_FIT}).
+     */
+    public static boolean indistinguishable(double posteriorA, double dataCostA, double posteriorB, double dataCostB) {
+        return posteriorB * AMBIGUOUS_BAYES_FACTOR >= posteriorA || dataCostB <= dataCostA + EQUALLY_GOOD_FIT;
+    }
 
     /**
      * A parameter counts as constrained by the data when its posterior sigma is below half its prior sigma,
@@ -177,7 +200,7 @@ public final class Fit {
         List<HypothesisFit> weighed = new ArrayList<>();
         for (HypothesisFit f : fits)
             weighed.add(new HypothesisFit(f.hypothesis(), f.prior(), f.logEvidence(), Math.exp(f.logEvidence() - max) / sum,
-                    f.cost(), f.scenario(), f.parameters(), f.converged()));
+                    f.cost(), f.dataCost(), f.scenario(), f.parameters(), f.converged()));
         weighed.sort(Comparator.comparingDouble(HypothesisFit::posterior).reversed()
                 .thenComparing(f -> f.hypothesis().ordinal()));
         // a run slower than the catalogue by more than the model's error is not nominal, whatever the priors say: the
@@ -289,7 +312,9 @@ public final class Fit {
             out.add(new FitParameter(q.param, q.value, q.natural(x[j]), q.natural(x[j] - post), q.natural(x[j] + post),
                     sigma[j], q.nominalSigma, post, post < CONSTRAINED_RATIO * sigma[j], q.source));
         }
-        return new HypothesisFit(h, p, logZ, Double.NaN, cost, ev.scenario(x), List.copyOf(out), converged);
+        double dataCost = 0;
+        for (int i = 0; i < obs.size(); i++) dataCost += at.getFirst().getEntry(i) * at.getFirst().getEntry(i);
+        return new HypothesisFit(h, p, logZ, Double.NaN, cost, dataCost, ev.scenario(x), List.copyOf(out), converged);
     }
 
     private static int indexOf(List<Param> params, FitParam p) {
@@ -343,8 +368,9 @@ public final class Fit {
     }
 
     /**
-     * Starting points: the prior, and for each quantity the hypothesis frees, its coordinate one and two fault sigmas
-     * towards a slower step (lower compute or bandwidth, less overlap).
+     * Starting points: the prior, and for each quantity the hypothesis frees, its coordinate one, two and three fault
+     * sigmas towards a slower step (lower compute or bandwidth, less overlap): a link at 5% of its rating is three link
+     * fault sigmas down, and from nearer the prior the fit would slow compute instead, a local minimum.
      */
     private static List<double[]> starts(List<Param> params, double[] mean, FitHypothesis h) {
         List<double[]> out = new ArrayList<>();
@@ -352,7 +378,7 @@ public final class Fit {
         for (int j = 0; j < params.size(); j++) {
             Param q = params.get(j);
             if (!h.frees(q.param) || q.faultSigma <= q.nominalSigma) continue;
-            for (double k : new double[]{1, 2}) {
+            for (double k : new double[]{1, 2, 3}) {
                 double[] s = mean.clone();
                 s[j] = mean[j] - k * q.faultSigma;
                 out.add(s);
@@ -426,7 +452,8 @@ public final class Fit {
         }
 
         static Obs of(Metric metric, Metric source, double seconds) {
-            double floor = OBSERVATION_FLOOR_S / seconds;
+            boolean phase = metric == Metric.FORWARD_TIME_S || metric == Metric.BACKWARD_TIME_S || metric == Metric.FWD_BWD_TIME_S;
+            double floor = (phase ? PHASE_FLOOR_S : OBSERVATION_FLOOR_S) / seconds;
             return new Obs(metric, source, seconds, Math.sqrt(OBSERVATION_SIGMA * OBSERVATION_SIGMA + floor * floor));
         }
     }

@@ -31,13 +31,17 @@ public record FitResult(Scenario scenario, StepPrediction prediction, StepPredic
 
     /**
      * The hypotheses the times cannot tell from the chosen one: posterior at least 1 / {@link Fit#AMBIGUOUS_BAYES_FACTOR}
-     * of the chosen one's.
+     * of the chosen one's, or a fit of the times as good ({@link Fit#EQUALLY_GOOD_FIT}) that only the priors set apart.
      */
     public List<HypothesisFit> alternatives() {
-        double p = chosen().posterior();
         return hypotheses.subList(1, hypotheses.size()).stream()
                 .filter(h -> !(nominalRuledOut && h.hypothesis() == FitHypothesis.NOMINAL))
-                .filter(h -> h.posterior() * Fit.AMBIGUOUS_BAYES_FACTOR >= p).toList();
+                .filter(h -> rivals(chosen(), h)).toList();
+    }
+
+    /** Whether the times cannot tell {@code other} from {@code chosen}. */
+    public static boolean rivals(HypothesisFit chosen, HypothesisFit other) {
+        return Fit.indistinguishable(chosen.posterior(), chosen.dataCost(), other.posterior(), other.dataCost());
     }
 
     /** Exposed communication seconds per step, fitted. */

@@ -11,11 +11,12 @@ import java.util.Optional;
  *                    constant common to all hypotheses of the run)
  * @param posterior   its probability given the times, among the hypotheses weighed
  * @param cost        the minimized sum of squared whitened residuals (observations and priors)
+ * @param dataCost    of {@code cost}, the observations' part: how well the hypothesis fits the times, priors aside
  * @param scenario    the run with this hypothesis' fitted values
  * @param parameters  every fitted quantity under it
  */
 public record HypothesisFit(FitHypothesis hypothesis, double prior, double logEvidence, double posterior, double cost,
-                            Scenario scenario, List<FitParameter> parameters, boolean converged) {
+                            double dataCost, Scenario scenario, List<FitParameter> parameters, boolean converged) {
 
     public Optional<FitParameter> parameter(FitParam p) {
         return parameters.stream().filter(f -> f.param() == p).findFirst();

@@ -11,4 +11,6 @@ public record Phase(String name, double seconds, double exposedSeconds, String l
     public static final String BACKWARD = "backward";
     public static final String PIPELINE_BUBBLE = "pipeline-bubble";
     public static final String OPTIMIZER = "optimizer";
+    /** The framework's own time around the optimizer step (perf.Overheads). */
+    public static final String FRAMEWORK = "framework";
 }

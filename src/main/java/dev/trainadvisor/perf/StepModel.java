@@ -44,7 +44,10 @@ public final class StepModel {
         phases.add(new Phase(Phase.BACKWARD, backward, backward, null));
         if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
         phases.add(new Phase(Phase.OPTIMIZER, optimizer, optimizer, null));
-        double step = forward + backward + bubble + optimizer;
+        // what the framework spends around the optimizer step beyond Adam's HBM traffic (measured, perf.Overheads)
+        double framework = Overheads.STEP_OVERHEAD_S;
+        phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
+        double step = forward + backward + bubble + optimizer + framework;
         for (Collective c : collectives) {
             phases.add(new Phase(c.name(), c.seconds(), c.exposedSeconds(), c.link().linkKey()));
             step += c.exposedSeconds();

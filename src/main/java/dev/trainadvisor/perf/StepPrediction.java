@@ -39,11 +39,11 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
     }
 
     /**
-     * What runs after the last backward: the optimizer update and the data-parallel collectives that do not overlap
-     * (ZeRO's parameter all-gather, a gradient reduction that is not overlapped).
+     * What runs after the last backward: the optimizer update, the framework's time around it, and the data-parallel
+     * collectives that do not overlap (ZeRO's parameter all-gather, a gradient reduction that is not overlapped).
      */
     public double afterBackwardSeconds() {
-        double after = optimizerSeconds;
+        double after = optimizerSeconds + phase(Phase.FRAMEWORK);
         for (Collective c : collectives) after += c.exposedAfterBackward();
         return after;
     }
