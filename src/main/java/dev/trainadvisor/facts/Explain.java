@@ -56,31 +56,59 @@ public final class Explain {
         return this;
     }
 
-    /** A formula and what it comes to: "0.875 x 14.64 GB / 9.116 GB/s = 1.405 s". */
+    /**
+     * A formula and what it comes to: "0.875 x 14.64 GB / 9.116 GB/s = 1.405 s". Four significant digits each; the two
+     * values of a difference that cancels get the digits its result needs ({@link #digits(Eq, double)}).
+     */
     public Explain eq(Eq formula, String name, double result, String unit) {
-        render(formula, false);
+        render(formula, false, 4);
         text.append(" = ");
         put(name, result, unit);
         text.append(Fmt.num(result, 4)).append(unit.isEmpty() ? "" : space(unit) + unit);
         return this;
     }
 
-    /** Writes a formula with the usual precedence: x and / before + and -, left to right; brackets where needed. */
-    private void render(Eq e, boolean brackets) {
+    /**
+     * Writes a formula with the usual precedence: x and / before + and -, left to right; brackets where needed. Values
+     * with {@code digits} significant digits.
+     */
+    private void render(Eq e, boolean brackets, int digits) {
         if (brackets) text.append('(');
         if (e instanceof Eq.Value v) {
             put(v.name(), v.value(), v.unit());
-            text.append(Fmt.num(v.value(), 4)).append(v.unit().isEmpty() ? "" : space(v.unit()) + v.unit());
+            text.append(Fmt.num(v.value(), digits)).append(v.unit().isEmpty() ? "" : space(v.unit()) + v.unit());
         } else if (e instanceof Eq.Op o) {
             boolean multiplicative = o.op().equals("x") || o.op().equals("/");
-            render(o.left(), multiplicative && additive(o.left()));
+            double result = sum(o);
+            render(o.left(), multiplicative && additive(o.left()), digits(o.left(), result));
             text.append(' ').append(o.op()).append(' ');
             boolean right = (multiplicative && additive(o.right())) || (o.op().equals("/") && o.right() instanceof Eq.Op)
                     || (o.op().equals("-") && additive(o.right()));
-            render(o.right(), right);
+            render(o.right(), right, digits(o.right(), result));
         }
         if (brackets) text.append(')');
     }
+
+    /** What a sum or difference of two values of one unit comes to; NaN for any other formula. */
+    private static double sum(Eq.Op o) {
+        if (!additive(o) || !(o.left() instanceof Eq.Value a && o.right() instanceof Eq.Value b) || !a.unit().equals(b.unit()))
+            return Double.NaN;
+        return o.op().equals("+") ? a.value() + b.value() : a.value() - b.value();
+    }
+
+    /**
+     * The significant digits of a value in a sum or difference that comes to {@code result}: four, or as many as put
+     * its last digit where the result's fourth is, so that a difference that cancels still checks out ("129.432 s -
+     * 120.151 s = 9.281 s", where "129.4 s - 120.2 s" would come to 9.2 s, 0.9% off).
+     */
+    private static int digits(Eq term, double result) {
+        if (!(term instanceof Eq.Value v) || Double.isNaN(result) || result == 0 || v.value() == 0 || !Double.isFinite(v.value()))
+            return 4;
+        int extra = exponent(v.value()) - exponent(result);
+        return Math.min(15, 4 + Math.max(0, extra));
+    }
+
+    private static int exponent(double x) { return (int) Math.floor(Math.log10(Math.abs(x))); }
 
     private static boolean additive(Eq e) {
         return e instanceof Eq.Op o && (o.op().equals("+") || o.op().equals("-"));

@@ -19,6 +19,9 @@ import java.util.List;
 public final class Explanations {
     private Explanations() {}
 
+    /** The output tile of a GEMM, one per SM a wave (perf.ComputeTime.TILE). */
+    private static final int GEMM_TILE = 128;
+
     // ---------------------------------------------------------------- shared pieces
 
     /** "X s of the Y s step: X s / Y s = Z%". */
@@ -392,15 +395,23 @@ public final class Explanations {
     public static Explain smallMicroBatch(RunFact r, StepFact s, Grant g) {
         Explain e = Explain.start().text("With ").count("tokens_per_micro_batch", Math.round(s.tokensPerMicroBatch()))
                 .text(" tokens per micro-batch on each GPU, the layer GEMMs keep ").pct("wave_efficiency", s.waveEfficiency())
-                .text(" of the SMs busy over their waves (tiles of 128 x 128, one per SM a wave): the idle SMs of the last,"
-                        + " partly empty wave cost ").num("claimed_seconds", g.seconds(), "s").text(", ");
+                .text(" of the SMs busy over their waves (tiles of ").count("gemm_tile", GEMM_TILE).text(" x ")
+                .count("gemm_tile", GEMM_TILE).text(" outputs, one per SM a wave): the idle SMs of the last, partly empty"
+                        + " wave cost ").num("claimed_seconds", g.seconds(), "s").text(", ");
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
     public static Explain optimizerBound(RunFact r, StepFact s, Grant g) {
         Explain e = Explain.start().text("The optimizer step takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
-                .text(" step: Adam reads and writes about 28 bytes per parameter it updates"
+                .text(" step: Adam reads and writes ");
+        // as perf.StepModel.optimizerSeconds counts them
+        int gradient = r.gradReducePrecision().bytes;
+        e.eq(Eq.plus(Eq.plus(Eq.v("adam_state_bytes", 24, ""), Eq.times(Eq.v("gradient_reads", 2, ""),
+                        Eq.v("gradient_bytes", gradient, ""))), Eq.v("weight_bytes", 2, "")), "bytes_per_parameter",
+                24 + 2 * gradient + 2, "")
+                .text(" bytes per parameter it updates (fp32 weights, momentum and variance in and out, the "
+                        + r.gradReducePrecision().key() + " gradient read twice, the 16-bit weights written)"
                         + (r.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
         return e;
     }
