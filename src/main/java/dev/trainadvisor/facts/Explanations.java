@@ -19,9 +19,6 @@ import java.util.List;
 public final class Explanations {
     private Explanations() {}
 
-    /** The output tile of a GEMM, one per SM a wave (perf.ComputeTime.TILE). */
-    private static final int GEMM_TILE = 128;
-
     // ---------------------------------------------------------------- shared pieces
 
     /** "X s of the Y s step: X s / Y s = Z%". */
@@ -395,8 +392,8 @@ public final class Explanations {
     public static Explain smallMicroBatch(RunFact r, StepFact s, Grant g) {
         Explain e = Explain.start().text("With ").count("tokens_per_micro_batch", Math.round(s.tokensPerMicroBatch()))
                 .text(" tokens per micro-batch on each GPU, the layer GEMMs keep ").pct("wave_efficiency", s.waveEfficiency())
-                .text(" of the SMs busy over their waves (tiles of ").count("gemm_tile", GEMM_TILE).text(" x ")
-                .count("gemm_tile", GEMM_TILE).text(" outputs, one per SM a wave): the idle SMs of the last, partly empty"
+                .text(" of the SMs busy over their waves (tiles of ").count("gemm_tile", dev.trainadvisor.perf.ComputeTime.TILE).text(" x ")
+                .count("gemm_tile", dev.trainadvisor.perf.ComputeTime.TILE).text(" outputs, one per SM a wave): the idle SMs of the last, partly empty"
                         + " wave cost ").num("claimed_seconds", g.seconds(), "s").text(", ");
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }

@@ -23,7 +23,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
                           double tokensPerMicroBatch) {
 
     /** cuBLAS tiles of 128 x 128 outputs, one per SM per wave (NVIDIA, "Matrix Multiplication Background User's Guide"). */
-    static final int TILE = 128;
+    public static final int TILE = 128;
 
     public double microBatchSeconds() { return forwardSeconds + backwardSeconds; }
 
