@@ -36,6 +36,8 @@ public record FitResult(Scenario scenario, StepPrediction prediction, StepPredic
     public List<HypothesisFit> alternatives() {
         return hypotheses.subList(1, hypotheses.size()).stream()
                 .filter(h -> !(nominalRuledOut && h.hypothesis() == FitHypothesis.NOMINAL))
+                // a fault hypothesis that leaves its quantity within the ordinary spread is the healthy one renamed
+                .filter(h -> h.hypothesis() == FitHypothesis.NOMINAL || h.departs())
                 .filter(h -> rivals(chosen(), h)).toList();
     }
 

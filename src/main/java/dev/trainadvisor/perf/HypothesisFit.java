@@ -25,10 +25,13 @@ public record HypothesisFit(FitHypothesis hypothesis, double prior, double logEv
     /** Departing from the ordinary: a quantity it frees moves beyond this many of its ordinary standard deviations. */
     public static final double DEPARTURE_SIGMAS = 1;
 
-    /** Whether a quantity it frees lies beyond its ordinary spread ({@link #DEPARTURE_SIGMAS}). */
+    /**
+     * Whether a quantity it frees lies beyond its ordinary spread on the slow side ({@link #DEPARTURE_SIGMAS} below):
+     * a fault makes a run slower; a quantity that moves up explains nothing a fault would.
+     */
     public boolean departs() {
         return parameters.stream().anyMatch(q -> hypothesis.frees(q.param())
-                && Math.abs(q.shiftInNominalSigmas()) >= DEPARTURE_SIGMAS);
+                && q.shiftInNominalSigmas() <= -DEPARTURE_SIGMAS);
     }
 
     /** The fitted value of {@code p}, NaN when the run has no such quantity. */
