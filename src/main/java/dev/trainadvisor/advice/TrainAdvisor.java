@@ -127,7 +127,7 @@ public final class TrainAdvisor {
         for (Collective c : s.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
         boolean next = worst != null && m.material(worst.exposedSeconds(), s.stepTimeS());
         double tokens = base.tokensPerGpuPerS() * speedup;
-        return new Recommendation(r.id(), r.action(), r.change(), r.sameMath(), r.addresses(), r.reason(),
+        return new Recommendation(r.id(), r.action(), q.change(), r.sameMath(), r.addresses(), r.reason(),
                 base.stepTimeS(), base.tflopsPerGpu(), base.stepTimeS() / speedup, base.tflopsPerGpu() * speedup, tokens,
                 s.memory().totalGb(), s.memory().capacityGb(), speedup, low, high,
                 next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0);

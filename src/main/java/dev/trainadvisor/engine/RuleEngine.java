@@ -155,8 +155,10 @@ public final class RuleEngine {
             List<RemedyProposal> proposals = new ArrayList<>();
             for (Object o : session.getObjects(new ClassObjectFilter(RemedyProposal.class))) proposals.add((RemedyProposal) o);
             proposals.sort(Comparator.comparing(RemedyProposal::id).thenComparing(RemedyProposal::rule));
+            java.util.Set<Object> given = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            given.addAll(facts);
             List<Object> derived = new ArrayList<>();
-            for (Object o : session.getObjects()) if (!facts.contains(o) && !(o instanceof Diagnosis) && !(o instanceof RemedyProposal))
+            for (Object o : session.getObjects()) if (!given.contains(o) && !(o instanceof Diagnosis) && !(o instanceof RemedyProposal))
                 derived.add(o);
             return new Result(List.copyOf(diagnoses), List.copyOf(proposals), List.copyOf(derived));
         } finally {

@@ -11,5 +11,6 @@ public enum BandwidthSource {
     /** Fitted to the run's own times. */
     FITTED;
 
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 }

@@ -13,7 +13,9 @@ public final class Fmt {
         if (Double.isNaN(x)) return "n/a";
         if (Double.isInfinite(x)) return x > 0 ? "inf" : "-inf";
         if (x == 0) return "0";
-        return new BigDecimal(x).round(new MathContext(digits)).stripTrailingZeros().toPlainString();
+        // the shortest decimal that reads back as x (Double.toString), not its exact binary expansion: what a reader
+        // would round, and a tenth of the work
+        return BigDecimal.valueOf(x).round(new MathContext(digits)).stripTrailingZeros().toPlainString();
     }
 
     public static String num(double x) { return num(x, 3); }

@@ -7,7 +7,8 @@ public enum Severity {
     HIGH, MEDIUM, LOW, INFO;
 
     /** As reports print it: "high". */
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 
     /** Whether it is a verdict on the run: medium or high. */
     public boolean atLeastMedium() { return this == HIGH || this == MEDIUM; }

@@ -18,6 +18,7 @@ public record Symptom(Kind kind, double observedOverPredicted) {
         /** Within the model's error. */
         AS_MODELLED;
 
-        public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+        private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+        public String key() { return key; }
     }
 }

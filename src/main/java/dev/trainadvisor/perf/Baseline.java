@@ -68,14 +68,22 @@ public final class Baseline {
     /** The step the advice starts from: fitted, else the catalogue prediction. */
     public StepPrediction prediction() { return prediction; }
 
-    /** A change priced: the changed run, and its step. */
-    public record Priced(RunSpec run, StepPrediction step) {}
+    /**
+     * A change priced: the changed run, its step, and the change as it applied (removals of fields the run did not
+     * have left out).
+     */
+    public record Priced(RunSpec run, StepPrediction step, Map<String, Object> change) {}
 
     /**
      * The run with {@code change} (dotted run-file fields to new values, null removing one), priced from the
      * baseline; null when the changed run is not valid (a GPU count the layout cannot divide, say).
      */
-    public Priced price(Map<String, Object> change) { return price(scenario, change); }
+    public Priced price(Map<String, Object> change) {
+        Priced p = price(scenario, change);
+        // the fit pins link bandwidths the user never wrote; what the change removes is shown against the user's run
+        return p == null ? null : new Priced(p.run(), p.step(),
+                SpecWriter.effective(SpecWriter.write(catalogue.cluster(), catalogue.run()), change));
+    }
 
     /** As {@link #price(Map)}, from another fitted scenario (an alternative hypothesis). */
     public static Priced price(Scenario from, Map<String, Object> change) {
@@ -88,7 +96,7 @@ public final class Baseline {
         }
         Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run().training().precision());
         Scenario s = new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap());
-        return new Priced(changed, s.predict());
+        return new Priced(changed, s.predict(), SpecWriter.effective(tree, change));
     }
 
     /** The baseline step with one fitted quantity put back to its expected (catalogue) value. */

@@ -45,7 +45,8 @@ public enum CollectiveOp {
     public ProcessGroup group() { return group; }
 
     /** The printed name: "zero-param-all-gather". */
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 
     /** Whether it reduces gradients over data-parallel ranks (the gradient half of data parallelism). */
     public boolean reducesGradients() {

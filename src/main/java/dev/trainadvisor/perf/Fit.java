@@ -185,13 +185,18 @@ public final class Fit {
         List<FitHypothesis> hypotheses = hypotheses(params);
         int faults = (int) hypotheses.stream().filter(h -> h.param() != null).count();
         List<HypothesisFit> fits = new ArrayList<>();
+        // SEVERAL starts where the prior and each single-fault hypothesis ended: a combination of faults is searched
+        // from the single faults that explain part of the gap, not again along every axis
+        List<double[]> optima = new ArrayList<>();
         for (FitHypothesis h : hypotheses) {
             double p = switch (h) {
                 case NOMINAL -> NOMINAL_PRIOR;
                 case SEVERAL -> SEVERAL_PRIOR;
                 default -> FAULTS_PRIOR / faults;
             };
-            fits.add(fitOne(prior, params, obs, h, p));
+            double[] x = new double[params.size()];
+            fits.add(fitOne(prior, params, obs, h, p, h == FitHypothesis.SEVERAL ? optima : null, x));
+            optima.add(x);
         }
         // posterior probabilities from the evidences
         double max = fits.stream().mapToDouble(HypothesisFit::logEvidence).max().orElse(0);
@@ -254,7 +259,12 @@ public final class Fit {
 
     // ---------------------------------------------------------------- one hypothesis
 
-    private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, FitHypothesis h, double p) {
+    /**
+     * Fits one hypothesis from the prior and {@code starts} (null: the prior and the freed quantities' fault sigmas
+     * towards a slower step); its optimum's coordinates are written into {@code optimum}.
+     */
+    private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, FitHypothesis h, double p,
+                                        List<double[]> starts, double[] optimum) {
         int n = params.size();
         double[] mean = new double[n], sigma = new double[n];
         for (int j = 0; j < n; j++) {
@@ -270,7 +280,7 @@ public final class Fit {
             // stick out: at the prior the derivative is zero and Levenberg-Marquardt would not leave it. So a freed
             // quantity is also started one and two fault sigmas towards the slow side, and the best fit is kept.
             double bestCost = Double.POSITIVE_INFINITY;
-            for (double[] start : starts(params, mean, h)) {
+            for (double[] start : starts != null ? withPrior(mean, starts) : starts(params, mean, h)) {
                 double[] xs;
                 boolean ok = true;
                 LeastSquaresProblem problem = new LeastSquaresBuilder().start(start).model(ev)
@@ -294,6 +304,7 @@ public final class Fit {
                 }
             }
         }
+        System.arraycopy(x, 0, optimum, 0, n);
         Pair<RealVector, RealMatrix> at = ev.value(new ArrayRealVector(x));
         double cost = at.getFirst().dotProduct(at.getFirst());
         RealMatrix jtj = at.getSecond().transpose().multiply(at.getSecond());
@@ -372,6 +383,13 @@ public final class Fit {
      * sigmas towards a slower step (lower compute or bandwidth, less overlap): a link at 5% of its rating is three link
      * fault sigmas down, and from nearer the prior the fit would slow compute instead, a local minimum.
      */
+    private static List<double[]> withPrior(double[] mean, List<double[]> starts) {
+        List<double[]> out = new ArrayList<>();
+        out.add(mean.clone());
+        for (double[] s : starts) if (!java.util.Arrays.equals(s, mean)) out.add(s.clone());
+        return out;
+    }
+
     private static List<double[]> starts(List<Param> params, double[] mean, FitHypothesis h) {
         List<double[]> out = new ArrayList<>();
         out.add(mean.clone());

@@ -30,7 +30,8 @@ public enum FitHypothesis {
     /** Whether this hypothesis lets {@code p} move beyond its ordinary spread. */
     public boolean frees(FitParam p) { return this == SEVERAL || param == p; }
 
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 
     public static FitHypothesis of(FitParam p) {
         for (FitHypothesis h : values()) if (h.param == p) return h;

@@ -17,7 +17,8 @@ public enum FitParam {
 
     FitParam(String unit) { this.unit = unit; }
 
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 
     /** Whether the parameter is the bandwidth of a link. */
     public boolean isLink() { return this == INTRA_NODE_BUSBW || this == INTER_NODE_GBPS; }

@@ -6,5 +6,6 @@ import java.util.Locale;
 public enum LinkScope {
     INTRA_NODE, INTER_NODE;
 
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 }

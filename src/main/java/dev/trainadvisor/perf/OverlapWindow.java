@@ -18,5 +18,6 @@ public enum OverlapWindow {
     GEMMS,
     NONE;
 
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 }

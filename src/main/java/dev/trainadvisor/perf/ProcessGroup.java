@@ -11,7 +11,8 @@ public enum ProcessGroup {
     TP, CP, PP, DP, ZERO, ZERO_REPLICA, EP;
 
     /** The name in run-file and report terms: "tp", "zero-replica". */
-    public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+    private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    public String key() { return key; }
 
     /** Whether the group reduces gradients or gathers parameters over data-parallel ranks. */
     public boolean dataParallel() { return this == DP || this == ZERO || this == ZERO_REPLICA; }

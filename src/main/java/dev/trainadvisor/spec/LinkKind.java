@@ -13,7 +13,8 @@ public enum LinkKind {
     /** One GPU per node: nothing to join. */
     NONE;
 
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 
     /** Parses "nvlink", "fabric", "pcie", "none". */
     public static LinkKind of(String key) { return valueOf(key.toUpperCase(Locale.ROOT)); }

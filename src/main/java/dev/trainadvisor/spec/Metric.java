@@ -10,7 +10,8 @@ public enum Metric {
     BACKWARD_TIME_S, OPTIMIZER_TIME_S, MFU, PEAK_MEMORY_GB, STEPS, SKIPPED_STEPS, LOSS_SCALE;
 
     /** The run-file name: "fwd_bwd_time_s". */
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 
     /** Every run-file name, in declaration order. */
     public static Set<String> keys() {

@@ -10,7 +10,8 @@ public enum Precision {
 
     Precision(int bytes) { this.bytes = bytes; }
 
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 
     public static Precision parse(String s) {
         for (Precision p : values()) if (p.key().equalsIgnoreCase(s.trim())) return p;

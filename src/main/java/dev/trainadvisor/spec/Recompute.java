@@ -6,7 +6,8 @@ import java.util.Locale;
 public enum Recompute {
     NONE, SELECTIVE, FULL;
 
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 
     public static Recompute parse(String s) {
         for (Recompute r : values()) if (r.key().equalsIgnoreCase(s.trim())) return r;

@@ -133,6 +133,23 @@ public final class SpecWriter {
      * Applies a change given as dotted run-file paths to values (null removes the field). A change to the
      * GPU count keeps dp derived: dp is dropped so that the reader derives it again.
      */
+    /**
+     * {@code change} without the removals of fields {@code tree} does not have: what applying it actually changes,
+     * in its order. A remedy that clears a transport the run never named shows no such removal.
+     */
+    public static Map<String, Object> effective(ObjectNode tree, Map<String, Object> change) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : change.entrySet()) {
+            if (e.getValue() == null) {
+                JsonNode node = tree;
+                for (String part : e.getKey().split("\\.")) node = node == null ? null : node.get(part);
+                if (node == null) continue;
+            }
+            out.put(e.getKey(), e.getValue());
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
     public static ObjectNode apply(ObjectNode tree, Map<String, Object> change) {
         ObjectNode out = tree.deepCopy();
         for (Map.Entry<String, Object> e : change.entrySet()) {

@@ -11,5 +11,6 @@ public enum Transport {
     /** NCCL's socket network transport, through host buffers and TCP. */
     SOCKET;
 
-    public String key() { return name().toLowerCase(Locale.ROOT); }
+    private final String key = name().toLowerCase(Locale.ROOT);
+    public String key() { return key; }
 }
