@@ -228,11 +228,13 @@ public final class Explanations {
         Explain e = Explain.start();
         List<Fault> fs = new ArrayList<>();
         for (Object o : faults) fs.add((Fault) o);
-        fs.sort(Comparator.comparing(Fault::param));
+        fs.sort(Comparator.comparing(Fault::param).thenComparing(Fault::measured, Comparator.reverseOrder()).thenComparing(Fault::source));
         boolean first = true;
+        java.util.Set<FitParam> named = new java.util.HashSet<>();
         for (Fault f : fs) {
             boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
-            String k = f.param().key();
+            // a link both measured and fitted faulty: the second finding's numbers under their own names
+            String k = named.add(f.param()) ? f.param().key() : f.param().key() + "." + f.source().name().toLowerCase(java.util.Locale.ROOT);
             e.text(first ? "" : " ").text((f.measured() ? "As measured" : "Fitted to the run's times") + ", the "
                     + (intra ? "intra-node link " + r.intraLink() : "network " + r.interLink()) + " delivers ")
                     .num(k + ".fitted", f.fitted(), "GB/s").text(" where the catalogue gives ").num(k + ".expected", f.expected(), "GB/s")
@@ -246,10 +248,7 @@ public final class Explanations {
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
         List<CollectiveFact> on = new ArrayList<>();
         for (CollectiveFact c : sorted(items)) {
-            for (Fault f : fs) {
-                boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
-                if ((c.scope() == LinkScope.INTRA_NODE) == intra) on.add(c);
-            }
+            if (fs.stream().anyMatch(f -> (c.scope() == LinkScope.INTRA_NODE) == (f.param() == FitParam.INTRA_NODE_BUSBW))) on.add(c);
         }
         if (!on.isEmpty()) {
             e.text(" On the slow link, each collective takes calls x alpha + factor x bytes / busbw: ");
@@ -265,7 +264,7 @@ public final class Explanations {
                 + " link width and generation (nvidia-smi -q), and NCCL_DEBUG=INFO's transport (P2P, SHM or NET/Socket)."
                 : " Check that NCCL uses the RDMA NICs (NCCL_DEBUG=INFO shows NET/IB, not NET/Socket), GPUDirect RDMA, and"
                 + " the NICs' link speed; measure with nccl-tests across nodes.");
-        for (Fault f : fs) if (!f.measured()) rivals(e, rivals, f.param());
+        fs.stream().filter(f -> !f.measured()).map(Fault::param).distinct().forEach(p -> rivals(e, rivals, p));
         return e;
     }
 
