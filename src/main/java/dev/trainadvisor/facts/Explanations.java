@@ -27,17 +27,18 @@ public final class Explanations {
                 100 * seconds / s.stepTimeS(), "%");
     }
 
-    /** The claimed seconds and their share of the step, with what causes before it took of the same phases. */
-    private static Explain claimed(Explain e, double wanted, Grant g, StepFact s, Collection<?> prior) {
-        double taken = 0;
+    /**
+     * The claimed seconds and their share of the step, with what causes before it took of the same phases (those of
+     * {@code phases}, the phases it wanted).
+     */
+    private static Explain claimed(Explain e, double wanted, Collection<String> phases, Grant g, StepFact s,
+                                   Collection<?> prior) {
         List<String> by = new ArrayList<>();
         for (Object o : prior) {
             Diagnosis d = (Diagnosis) o;
-            if (d.claimedSeconds() > 0) {
-                taken += d.claimedSeconds();
-                by.add(d.id());
-            }
+            if (d.claims().stream().anyMatch(c -> phases.contains(c.phase()))) by.add(d.id());
         }
+        by.sort(null);
         if (Math.abs(wanted - g.seconds()) > 1e-9 * Math.max(1, wanted) && !by.isEmpty()) {
             e.text(" Of these, ").eq(Eq.minus(Eq.v("exposed_seconds", wanted, "s"), Eq.v("explained_by_causes_seconds",
                     wanted - g.seconds(), "s")), "claimed_seconds", g.seconds(), "s")
@@ -325,7 +326,7 @@ public final class Explanations {
             collective(e, cs.get(i));
         }
         e.text(".");
-        return claimed(e, exposed, g, s, prior);
+        return claimed(e, exposed, cs.stream().map(CollectiveFact::name).toList(), g, s, prior);
     }
 
     // ---------------------------------------------------------------- compute
@@ -387,13 +388,18 @@ public final class Explanations {
         return e;
     }
 
-    public static Explain bubble(RunFact r, StepFact s, Grant g) {
-        Explain e = Explain.start().text("The pipeline bubble takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
-        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
-                .text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
-        return e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
+    /** The bubble, and when compute causes took part of it (their repair shrinks it too), what is left to it. */
+    public static Explain bubble(RunFact r, StepFact s, Grant g, Collection<?> prior) {
+        double bubble = s.phase(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE);
+        boolean whole = Math.abs(bubble - g.seconds()) <= 1e-9 * Math.max(1, bubble);
+        Explain e = Explain.start().text("The pipeline bubble takes ");
+        if (whole) share(e.num("claimed_seconds", g.seconds(), "s").text(", "), "claimed_seconds", g.seconds(), s).text(" of the ");
+        else e.num("exposed_seconds", bubble, "s").text(" of the ");
+        e.num("step_time_s", s.stepTimeS(), "s").text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
+        e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
                 Eq.v("micro_batches", r.microBatches(), ""))), "bubble_fraction",
                 (r.pp() - 1.0) / (r.virtualStages() * r.microBatches()), "").text(".");
+        return whole ? e : claimed(e, bubble, List.of(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE), g, s, prior);
     }
 
     // ---------------------------------------------------------------- memory and numerics
