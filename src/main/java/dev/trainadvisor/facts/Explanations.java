@@ -375,7 +375,8 @@ public final class Explanations {
     public static Explain smallMicroBatch(RunFact r, StepFact s, Grant g) {
         Explain e = Explain.start().text("With ").count("tokens_per_micro_batch", Math.round(s.tokensPerMicroBatch()))
                 .text(" tokens per micro-batch on each GPU, the layer GEMMs keep ").pct("wave_efficiency", s.waveEfficiency())
-                .text(" of the SMs busy over their waves (tiles of 128 x 128, one per SM a wave): the idle SMs of the last,"
+                .text(" of the SMs busy over their waves (tiles of ").count("gemm_tile", 128).text(" x ").count("gemm_tile", 128)
+                .text(", one per SM a wave): the idle SMs of the last,"
                         + " partly empty wave cost ").num("claimed_seconds", g.seconds(), "s").text(", ");
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
@@ -383,7 +384,9 @@ public final class Explanations {
     public static Explain optimizerBound(RunFact r, StepFact s, Grant g) {
         Explain e = Explain.start().text("The optimizer step takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
-                .text(" step: Adam reads and writes about 28 bytes per parameter it updates"
+                .text(" step: Adam reads and writes ")
+                .num("adam_bytes_per_parameter", dev.trainadvisor.perf.StepModel.optimizerBytesPerParam(r.gradReducePrecision()), "bytes")
+                .text(" per parameter it updates"
                         + (r.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
         return e;
     }
