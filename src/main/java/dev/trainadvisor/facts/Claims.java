@@ -62,12 +62,20 @@ public final class Claims {
         return out;
     }
 
-    /** Of {@code savings}, those that restore a quantity one of {@code faults} (Fault facts) is about. */
+    /**
+     * Of {@code savings}, those that restore a quantity one of {@code faults} (Fault facts) is about; each once, however
+     * many faults (measured and fitted) are about its quantity.
+     */
     public static List<Saving> restoring(Collection<?> faults, Collection<?> savings) {
         List<Saving> out = new ArrayList<>();
         for (Object s : savings) {
             Saving sv = (Saving) s;
-            for (Object f : faults) if (Saving.Kind.restoring(((Fault) f).param()) == sv.kind()) out.add(sv);
+            for (Object f : faults) {
+                if (Saving.Kind.restoring(((Fault) f).param()) == sv.kind()) {
+                    out.add(sv);
+                    break;
+                }
+            }
         }
         return out;
     }

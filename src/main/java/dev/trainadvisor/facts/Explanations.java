@@ -27,17 +27,18 @@ public final class Explanations {
                 100 * seconds / s.stepTimeS(), "%");
     }
 
-    /** The claimed seconds and their share of the step, with what causes before it took of the same phases. */
-    private static Explain claimed(Explain e, double wanted, Grant g, StepFact s, Collection<?> prior) {
-        double taken = 0;
+    /**
+     * The claimed seconds and their share of the step, with what causes before it took of the same phases (those of
+     * {@code phases}, the phases it wanted).
+     */
+    private static Explain claimed(Explain e, double wanted, Collection<String> phases, Grant g, StepFact s,
+                                   Collection<?> prior) {
         List<String> by = new ArrayList<>();
         for (Object o : prior) {
             Diagnosis d = (Diagnosis) o;
-            if (d.claimedSeconds() > 0) {
-                taken += d.claimedSeconds();
-                by.add(d.id());
-            }
+            if (d.claims().stream().anyMatch(c -> phases.contains(c.phase()))) by.add(d.id());
         }
+        by.sort(null);
         if (Math.abs(wanted - g.seconds()) > 1e-9 * Math.max(1, wanted) && !by.isEmpty()) {
             e.text(" Of these, ").eq(Eq.minus(Eq.v("exposed_seconds", wanted, "s"), Eq.v("explained_by_causes_seconds",
                     wanted - g.seconds(), "s")), "claimed_seconds", g.seconds(), "s")
@@ -229,11 +230,13 @@ public final class Explanations {
         Explain e = Explain.start();
         List<Fault> fs = new ArrayList<>();
         for (Object o : faults) fs.add((Fault) o);
-        fs.sort(Comparator.comparing(Fault::param));
+        fs.sort(Comparator.comparing(Fault::param).thenComparing(Fault::measured, Comparator.reverseOrder()).thenComparing(Fault::source));
         boolean first = true;
+        java.util.Set<FitParam> named = new java.util.HashSet<>();
         for (Fault f : fs) {
             boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
-            String k = f.param().key();
+            // a link both measured and fitted faulty: the second finding's numbers under their own names
+            String k = named.add(f.param()) ? f.param().key() : f.param().key() + "." + f.source().name().toLowerCase(java.util.Locale.ROOT);
             e.text(first ? "" : " ").text((f.measured() ? "As measured" : "Fitted to the run's times") + ", the "
                     + (intra ? "intra-node link " + r.intraLink() : "network " + r.interLink()) + " delivers ")
                     .num(k + ".fitted", f.fitted(), "GB/s").text(" where the catalogue gives ").num(k + ".expected", f.expected(), "GB/s")
@@ -248,10 +251,7 @@ public final class Explanations {
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
         List<CollectiveFact> on = new ArrayList<>();
         for (CollectiveFact c : sorted(items)) {
-            for (Fault f : fs) {
-                boolean intra = f.param() == FitParam.INTRA_NODE_BUSBW;
-                if ((c.scope() == LinkScope.INTRA_NODE) == intra) on.add(c);
-            }
+            if (fs.stream().anyMatch(f -> (c.scope() == LinkScope.INTRA_NODE) == (f.param() == FitParam.INTRA_NODE_BUSBW))) on.add(c);
         }
         if (!on.isEmpty()) {
             e.text(" On the slow link, each collective takes calls x alpha + factor x bytes / busbw: ");
@@ -267,7 +267,7 @@ public final class Explanations {
                 + " link width and generation (nvidia-smi -q), and NCCL_DEBUG=INFO's transport (P2P, SHM or NET/Socket)."
                 : " Check that NCCL uses the RDMA NICs (NCCL_DEBUG=INFO shows NET/IB, not NET/Socket), GPUDirect RDMA, and"
                 + " the NICs' link speed; measure with nccl-tests across nodes.");
-        for (Fault f : fs) if (!f.measured()) rivals(e, rivals, f.param());
+        fs.stream().filter(f -> !f.measured()).map(Fault::param).distinct().forEach(p -> rivals(e, rivals, p));
         return e;
     }
 
@@ -343,7 +343,7 @@ public final class Explanations {
             collective(e, cs.get(i));
         }
         e.text(".");
-        return claimed(e, exposed, g, s, prior);
+        return claimed(e, exposed, cs.stream().map(CollectiveFact::name).toList(), g, s, prior);
     }
 
     // ---------------------------------------------------------------- compute
@@ -406,20 +406,25 @@ public final class Explanations {
         int gradient = r.gradReducePrecision().bytes;
         e.eq(Eq.plus(Eq.plus(Eq.v("adam_state_bytes", 24, ""), Eq.times(Eq.v("gradient_reads", 2, ""),
                         Eq.v("gradient_bytes", gradient, ""))), Eq.v("weight_bytes", 2, "")), "bytes_per_parameter",
-                24 + 2 * gradient + 2, "")
+                dev.trainadvisor.perf.StepModel.optimizerBytesPerParam(r.gradReducePrecision()), "")
                 .text(" bytes per parameter it updates (fp32 weights, momentum and variance in and out, the "
-                        + r.gradReducePrecision().key() + " gradient read twice, the 16-bit weights written)"
+                        + r.gradReducePrecision().key() + " gradient read twice, the half-precision weights written)"
                         + (r.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
         return e;
     }
 
-    public static Explain bubble(RunFact r, StepFact s, Grant g) {
-        Explain e = Explain.start().text("The pipeline bubble takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
-        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
-                .text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
-        return e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
+    /** The bubble, and when compute causes took part of it (their repair shrinks it too), what is left to it. */
+    public static Explain bubble(RunFact r, StepFact s, Grant g, Collection<?> prior) {
+        double bubble = s.phase(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE);
+        boolean whole = Math.abs(bubble - g.seconds()) <= 1e-9 * Math.max(1, bubble);
+        Explain e = Explain.start().text("The pipeline bubble takes ");
+        if (whole) share(e.num("claimed_seconds", g.seconds(), "s").text(", "), "claimed_seconds", g.seconds(), s).text(" of the ");
+        else e.num("exposed_seconds", bubble, "s").text(" of the ");
+        e.num("step_time_s", s.stepTimeS(), "s").text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
+        e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
                 Eq.v("micro_batches", r.microBatches(), ""))), "bubble_fraction",
                 (r.pp() - 1.0) / (r.virtualStages() * r.microBatches()), "").text(".");
+        return whole ? e : claimed(e, bubble, List.of(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE), g, s, prior);
     }
 
     // ---------------------------------------------------------------- memory and numerics

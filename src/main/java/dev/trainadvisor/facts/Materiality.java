@@ -31,8 +31,10 @@ public record Materiality(double material, double high, double modelError, doubl
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
      * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
      * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
-     * modelError is the fit's own (Fit.MODEL_ERROR); linkFaultRatio 0.5: a link at half its rating is a fault, not the spread between nodes (a quarter, see
-     * Fit.LINK_NOMINAL_SIGMA); overlapFaultRatio 0.5 likewise; waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
+     * modelError is the fit's own (Fit.MODEL_ERROR); linkFaultRatio 0.7: a link below 0.7 of its rating is 1.4 of
+     * the ordinary spread between nodes below it (ln 0.7 = -0.36, Fit.LINK_NOMINAL_SIGMA 0.25), a fault rather than
+     * spread; overlapFaultRatio 0.7 likewise (the generated runs of AttributionPropertyTest recover faults best at
+     * about 1.5 ordinary sigmas); waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
      * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%.
      */
     public static Materiality shipped() {

@@ -13,7 +13,7 @@ import dev.trainadvisor.spec.Recompute;
  * @param hasFp8                whether the GPU has fp8 tensor cores
  * @param intraBusbwGbps        the intra-node bus bandwidth the baseline step runs at
  * @param intraBusbwSource      where it comes from
- * @param intraCatalogueGbps    the catalogue's value for the link
+ * @param intraCatalogueGbps    the catalogue's value for the link on this host (IntraNodeLink#expectedBusbwGbps)
  * @param interNodeGbps         what one node pushes into the network in the baseline step (0 on one node)
  * @param interCatalogueGbps    the catalogue's value for it
  * @param nvlinkGpu             the same-generation GPU sold in NVLink (SXM) nodes, or null if none / already NVLink

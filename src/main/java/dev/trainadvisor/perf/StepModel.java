@@ -73,7 +73,9 @@ public final class StepModel {
     static double optimizerSeconds(Cluster c, Model m, Parallel p, Training t, Efficiency eff) {
         double psi = Shard.of(m, p).paramsPerGpu();
         double shard = p.zeroStage() >= 1 ? psi / p.zeroGroupSize() : psi;
-        double bytesPerParam = 24 + 2.0 * t.gradReducePrecision().bytes + 2;
-        return shard * bytesPerParam / (c.gpu().hbmGbps() * 1e9 * eff.hbmFraction());
+        return shard * optimizerBytesPerParam(t.gradReducePrecision()) / (c.gpu().hbmGbps() * 1e9 * eff.hbmFraction());
     }
+
+    /** The HBM bytes Adam moves per parameter it updates, with gradients in {@code grads} ({@link #optimizerSeconds}). */
+    public static double optimizerBytesPerParam(Precision grads) { return 24 + 2.0 * grads.bytes + 2; }
 }

@@ -11,12 +11,15 @@ package dev.trainadvisor.spec;
  * @param origin       where this comes from: "run file", "nvidia-smi topo -m", or the default's reason
  * @param socketsGiven whether the run file gave the sockets (else they follow from the path or the default)
  * @param transportGiven whether the run file gave the transport (else it follows from the GPU, path and sockets)
+ * @param busbwGbps    the bus bandwidth the catalogue expects of the link on this host (a measurement replaces the
+ *                     link's, not this); NaN when nothing is known of the host
  */
 public record HostPlacement(int sockets, String gpuPath, Transport transport, double interference, String origin,
-                            boolean socketsGiven, boolean transportGiven) {
+                            boolean socketsGiven, boolean transportGiven, double busbwGbps) {
 
     /** A catalogue link as such: peer-to-peer, one socket, nothing known of the host. */
-    public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue", false, false);
+    public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue", false, false,
+            Double.NaN);
 
     /** nvidia-smi's PCIe path classes, best first. */
     public static final java.util.List<String> PATHS = java.util.List.of("NV", "PIX", "PXB", "PHB", "NODE", "SYS");

@@ -24,6 +24,12 @@ public record IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps
         return new IntraNodeLink(key, kind, unidirectionalGbps, busbw, alphaUs, busbwMeasured, source, h);
     }
 
+    /**
+     * The bus bandwidth the catalogue expects of this link on its host: the placed value, whatever a measurement or a
+     * fit made of {@link #busbwGbps}; NaN when the link was not placed on a host.
+     */
+    public double expectedBusbwGbps() { return host == null ? Double.NaN : host.busbwGbps(); }
+
     /** How much slower compute runs beside a collective on this link (its transport's interference). */
     public double interference() { return host == null ? 0 : host.interference(); }
 

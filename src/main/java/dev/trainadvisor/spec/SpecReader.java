@@ -299,7 +299,7 @@ public final class SpecReader {
         // a ring over two sockets crosses the CPU-to-CPU link, unless NVLink carries it
         if (sockets > 1 && (pcie || transport != Transport.P2P)) busbw = Math.min(busbw, t.socketLink(gen));
         return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why,
-                intra.has("sockets"), intra.has("transport")), busbw);
+                intra.has("sockets"), intra.has("transport"), busbw), busbw);
     }
 
     /**

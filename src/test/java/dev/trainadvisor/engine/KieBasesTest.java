@@ -2,9 +2,7 @@ package dev.trainadvisor.engine;
 
 import dev.trainadvisor.advice.TrainAdvisor;
 import dev.trainadvisor.report.Json;
-import dev.trainadvisor.spec.ReferenceRun;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecReader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,11 +11,8 @@ import org.kie.api.definition.rule.Rule;
 import org.kie.api.definition.type.Description;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -56,14 +51,7 @@ class KieBasesTest {
 
     @Test
     void buildTimeAndRunTimeCompiledRulesGiveTheSameAdvice() throws IOException {
-        List<RunSpec> runs = new ArrayList<>();
-        for (Path dir : List.of(Path.of("examples"), Path.of("src/test/resources/runs"))) {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList())
-                    runs.add(new SpecReader().read(f));
-            }
-        }
-        for (ReferenceRun r : ReferenceRun.builtIn()) runs.add(r.spec());
+        List<RunSpec> runs = GivenFacts.everyRun();
         TrainAdvisor buildTime = new TrainAdvisor(RuleEngine.builtIn()), runTime = new TrainAdvisor(fromSource);
         int diagnosed = 0;
         for (RunSpec s : runs) {

@@ -1,0 +1,86 @@
+package dev.trainadvisor.cli;
+
+import dev.trainadvisor.advice.Advice;
+import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The README shows current output: every fenced block after a {@code <!-- output: ARGS -->} marker is checked against
+ * what the command line prints for ARGS (standard output and error together), each of its lines in order; a trimmed
+ * block leaves lines out but changes none. The library example's commented values are what the library returns.
+ */
+class ReadmeTest {
+    private static final Pattern MARKER = Pattern.compile("(?m)^<!-- output: (.+?) -->\\R```[a-z]*\\R(.*?)\\R```", Pattern.DOTALL);
+
+    private static String readme() throws IOException { return Files.readString(Path.of("README.md")); }
+
+    @Test
+    void outputBlocksAreWhatTheCommandsPrint() throws IOException {
+        Matcher m = MARKER.matcher(readme());
+        int blocks = 0;
+        while (m.find()) {
+            blocks++;
+            String[] args = m.group(1).trim().split("\\s+");
+            CliTest.Result r = CliTest.run(args);
+            String printed = r.out() + r.err();
+            List<String> lines = printed.lines().map(String::stripTrailing).toList();
+            int at = 0;
+            for (String want : m.group(2).lines().map(String::stripTrailing).toList()) {
+                if (want.isEmpty()) continue;
+                int found = -1;
+                for (int i = at; i < lines.size(); i++) {
+                    if (lines.get(i).equals(want)) {
+                        found = i;
+                        break;
+                    }
+                }
+                if (found < 0) fail("README block for '" + m.group(1) + "': the line\n" + want
+                        + "\nis not printed (after line " + at + "). The command printed:\n" + printed);
+                at = found + 1;
+            }
+        }
+        assertTrue(blocks >= 2, "the README's output blocks were not found: " + blocks);
+    }
+
+    /** "advice.top().id(); // "intra-node-bandwidth"" and "speedup(); // 2.04: ..." are what the library returns. */
+    @Test
+    void libraryExampleValuesAreCurrent() throws IOException {
+        String text = readme();
+        Matcher file = Pattern.compile("read\\(Path\\.of\\(\"([^\"]+)\"\\)\\)").matcher(text);
+        assertTrue(file.find());
+        RunSpec spec = new SpecReader().read(Path.of(file.group(1)));
+        Advice advice = TrainAdvisor.advise(spec.cluster(), spec.run());
+        Matcher top = Pattern.compile("advice\\.top\\(\\)\\.id\\(\\);\\s*// \"([^\"]+)\"").matcher(text);
+        assertTrue(top.find());
+        assertEquals(top.group(1), advice.top().id());
+        Matcher speedup = Pattern.compile("recommendations\\(\\)\\.get\\(0\\)\\.speedup\\(\\);\\s*// ([0-9.]+)").matcher(text);
+        assertTrue(speedup.find());
+        assertEquals(speedup.group(1), String.format(Locale.ROOT, "%.2f", advice.recommendations().get(0).speedup()));
+    }
+
+    /** The exit code the README gives for bad input is the one the command returns. */
+    @Test
+    void badInputExitsWithTwo() throws IOException {
+        Matcher m = MARKER.matcher(readme());
+        List<String> errors = new ArrayList<>();
+        while (m.find()) if (m.group(2).startsWith("error:")) errors.add(m.group(1));
+        assertFalse(errors.isEmpty());
+        for (String args : errors) assertEquals(2, CliTest.run(args.trim().split("\\s+")).code(), args);
+    }
+}
