@@ -176,6 +176,8 @@ public final class Catalog {
     }
 
     private static <T> Entry<T> find(Map<String, Entry<T>> entries, String key, String what, String file, String field) {
+        Entry<T> exact = entries.get(key);   // as written back by SpecWriter: no need to normalize every key
+        if (exact != null) return exact;
         String k = Names.normalize(key);
         for (Entry<T> e : entries.values()) {
             if (Names.normalize(e.key()).equals(k)) return e;

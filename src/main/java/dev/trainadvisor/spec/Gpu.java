@@ -17,7 +17,9 @@ public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, d
                   String source, int hostPcieGen, boolean pcieP2p) {
 
     public Gpu {
-        peakTflops = Map.copyOf(peakTflops);
+        java.util.EnumMap<Precision, Double> peaks = new java.util.EnumMap<>(Precision.class);
+        peaks.putAll(peakTflops);   // an EnumMap: the step model asks for a peak at every prediction
+        peakTflops = java.util.Collections.unmodifiableMap(peaks);
     }
 
     /** Peak for a precision; fp8 falls back to bf16 on GPUs without fp8 tensor cores. */

@@ -34,6 +34,8 @@ public final class Presets {
     }
 
     static JsonNode find(Map<String, JsonNode> presets, String name, String what, String file, String field) {
+        JsonNode exact = presets.get(name);   // as written back by SpecWriter: no need to normalize every key
+        if (exact != null) return exact;
         String k = Names.normalize(name);
         for (Map.Entry<String, JsonNode> e : presets.entrySet()) {
             if (Names.normalize(e.getKey()).equals(k)) return e.getValue();
