@@ -98,7 +98,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                 a.baseline().implausible().stream().map(c -> new CheckView(c.kind().key(), c.metric().key(), c.measured(),
                         c.limit(), c.ratio())).toList(),
                 a.diagnoses().stream().map(AdviceView::diagnosis).toList(),
-                a.recommendations().stream().map(AdviceView::recommendation).toList());
+                a.recommendations().stream().map(r -> recommendation(r, a.baseline().fit() != null)).toList());
     }
 
     static DiagnosisView diagnosis(Diagnosis d) {
@@ -169,15 +169,18 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                 g.fittedStepS(), g.unexplainedS());
     }
 
-    static RecommendationView recommendation(Recommendation r) {
+    static RecommendationView recommendation(Recommendation r, boolean fitted) {
         return new RecommendationView(r.id(), r.action(), r.change(), r.sameMath(), r.predictedTflopsPerGpu(),
                 r.predictedStepTimeS(), r.speedup(), new double[]{r.speedupLow(), r.speedupHigh()}, r.memoryHeadroomGb(),
-                r.addresses(), explanation(r));
+                r.addresses(), explanation(r, fitted));
     }
 
-    /** Why the remedy helps, then what it is priced at from the fitted step, and what would bound the step next. */
-    static String explanation(Recommendation r) {
-        StringBuilder s = new StringBuilder(r.reason()).append(" Priced from the fitted step: ")
+    /**
+     * Why the remedy helps, then what it is priced at from the step the advice starts from (fitted, or predicted when
+     * the run measured no times), and what would bound the step next.
+     */
+    static String explanation(Recommendation r, boolean fitted) {
+        StringBuilder s = new StringBuilder(r.reason()).append(fitted ? " Priced from the fitted step: " : " Priced from the predicted step: ")
                 .append(Fmt.num(r.baselineStepS())).append(" s -> ").append(Fmt.num(r.predictedStepTimeS())).append(" s, ")
                 .append(Fmt.num(r.baselineTflopsPerGpu())).append(" -> ").append(Fmt.num(r.predictedTflopsPerGpu()))
                 .append(" TFLOPS per GPU (x").append(Fmt.num(r.speedup()));

@@ -53,10 +53,11 @@ public final class Markdown {
         row(s, "TFLOPS / GPU (house)", pr.tflopsPerGpu(), fit == null ? Double.NaN : fit.tflopsPerGpu(),
                 o == null ? Double.NaN : o.tflopsPerGpuHouse());
         s.append("| MFU | ").append(pct(pr.mfu())).append(" | ").append(fit == null ? "" : pct(fit.mfu())).append(" | ")
-                .append(o == null ? "" : pct(o.mfuHouse())).append(" |\n\n");
+                .append(o == null || Double.isNaN(o.mfuHouse()) ? "" : pct(o.mfuHouse())).append(" |\n\n");
         s.append("Predicted: the catalogue's hardware at its default efficiencies. ");
         if (fit != null) s.append("Fitted: the model fitted to the run's times; every diagnosis and recommendation starts from it. ");
-        if (o != null) s.append("Observed: ").append(o.relation()).append(".");
+        if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(o.relation()).append(".");
+        else s.append("Observed: no throughput was measured.");
         if (a.gap() != null) s.append(" Observed throughput is ").append(num(a.gap().observedOverPredicted())).append("x predicted.");
         s.append("\n\n");
 
@@ -100,8 +101,10 @@ public final class Markdown {
         if (recs.isEmpty()) {
             s.append("None with a predicted gain.\n\n");
         } else {
-            s.append("Priced from the fitted step. Speedup = predicted / fitted throughput; the range covers the explanations"
-                    + " of the run's times the fit cannot rule out.\n\n");
+            if (fit != null) s.append("Priced from the fitted step. Speedup = predicted / fitted throughput; the range covers the"
+                    + " explanations of the run's times the fit cannot rule out.\n\n");
+            else s.append("Priced from the predicted step (the run measured no times to fit). Speedup = changed / predicted"
+                    + " throughput.\n\n");
             s.append("| # | action | predicted TFLOPS/GPU | speedup | range | same math | addresses |\n|---:|---|---:|---:|---|---|---|\n");
             i = 1;
             for (AdviceView.RecommendationView r : recs) s.append("| ").append(i++).append(" | ").append(r.action()).append(" | ")
