@@ -8,6 +8,9 @@ import dev.trainadvisor.spec.PositionEmbedding;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Training;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The minimal HBM bytes of a layer's memory-bound work per token, forward: each tensor read and written once per
  * operation (the framework's extra traffic is {@link Efficiency#elementwiseTraffic()}), or what PyTorch eager
@@ -30,32 +33,43 @@ final class ElementwiseBytes {
     static final double EAGER_ROTARY = 20.0 / 4;
     static final double EAGER_SWIGLU = 10.0 / 6;
 
+    /** One memory-bound kernel of a layer and the bytes it moves per token, forward. */
+    record Kernel(String name, double bytesPerToken) {}
+
     /** Bytes per token of one layer's norms, residual adds, rotary, activation, softmax (without flash) and fp8 casts. */
     static double perTokenPerLayer(Model m, Parallel p, Training t) {
+        double sum = 0;
+        for (Kernel k : perLayer(m, p, t)) sum += k.bytesPerToken();
+        return sum;
+    }
+
+    /** A layer's memory-bound kernels, those it runs (no rotary without RoPE, no softmax pass with flash attention). */
+    static List<Kernel> perLayer(Model m, Parallel p, Training t) {
         int tp = p.tp();
         double h = m.hidden();
         double kv = (double) m.kvHeads() * m.headDim();
         double ffn = (m.isMoe() ? m.moe().ffnHidden() : m.ffnHidden()) * (m.isMoe() ? m.moe().topK() : 1);
         boolean eager = t.elementwiseKernels() == ElementwiseKernels.EAGER;
+        List<Kernel> out = new ArrayList<>();
 
         // elements read + written, 2 bytes each: two norms and two residual adds run on the whole hidden state
         // unless sequence parallelism splits them over the tensor-parallel group
-        double norms = 4 * h * (eager && m.norm() == Norm.RMSNORM ? EAGER_RMSNORM : 1);
-        double replicated = (norms + 6 * h) / (p.sequenceParallel() && tp > 1 ? tp : 1);
+        double replicatedOver = p.sequenceParallel() && tp > 1 ? tp : 1;
+        out.add(new Kernel("norms", 2 * 4 * h * (eager && m.norm() == Norm.RMSNORM ? EAGER_RMSNORM : 1) / replicatedOver));
+        out.add(new Kernel("residual-adds", 2 * 6 * h / replicatedOver));
         // rotary reads and writes q and k; learned positions are added once at the embedding, ALiBi inside attention
-        double rotary = m.positionEmbedding() == PositionEmbedding.ROPE ? 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) : 0;
-        double activation = (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn;
-        double split = (rotary + activation) / tp;
-
+        if (m.positionEmbedding() == PositionEmbedding.ROPE)
+            out.add(new Kernel("rotary", 2 * 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) / tp));
+        out.add(new Kernel("activation", 2 * (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn / tp));
         // without flash attention each token's row of heads x seqLen scores goes through HBM (all of it: the causal
         // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
         // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
         // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
-        double softmax = t.flashAttention() ? 0 : 6.0 * m.heads() * t.seqLen() / tp;
+        if (!t.flashAttention()) out.add(new Kernel("softmax", 6.0 * m.heads() * t.seqLen() / tp));
         // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
-        double fp8Casts = t.precision() == Precision.FP8 ? 5.0 * (3 * h + ffn) / tp : 0;
-        return 2 * (replicated + split) + softmax + fp8Casts;
+        if (t.precision() == Precision.FP8) out.add(new Kernel("fp8-casts", 5.0 * (3 * h + ffn) / tp));
+        return out;
     }
 
     /** Logits in bf16 read, upcast to fp32, softmax and its gradient: about 20 bytes per vocabulary entry and token. */

@@ -18,10 +18,16 @@ public record FlopsPerToken(double model, double hardware, double linearExecuted
 
     public static FlopsPerToken of(Model m, Training t) {
         double layersLinear = 0, layersCore = 0;
-        for (int i = 0; i < m.layers(); i++) {
-            LayerFlops f = LayerFlops.of(m, i, t.seqLen());
-            layersLinear += f.linear();
-            layersCore += f.attentionCore();
+        int moe = m.moeLayers(), dense = m.layers() - moe;
+        if (moe > 0) {
+            LayerFlops f = LayerFlops.of(m, 0, t.seqLen());
+            layersLinear += moe * f.linear();
+            layersCore += moe * f.attentionCore();
+        }
+        if (dense > 0) {
+            LayerFlops f = LayerFlops.of(m, m.firstDenseLayer(), t.seqLen());
+            layersLinear += dense * f.linear();
+            layersCore += dense * f.attentionCore();
         }
         double logitsFwd = 2.0 * m.hidden() * m.vocab();
         double model = 3 * (layersLinear + layersCore + logitsFwd);

@@ -26,12 +26,8 @@ public final class MemoryModel {
     private MemoryModel() {}
 
     public static MemoryEstimate of(Cluster c, Model m, Parallel p, Training t) {
-        double dense = 0, experts = 0;
-        for (int i = 0; i < m.layers(); i++) {
-            double e = Params.expertParams(m, i);
-            experts += e;
-            dense += Params.layer(m, i) - e;
-        }
+        Params.LayerSums sums = Params.layerSums(m);
+        double dense = sums.dense(), experts = sums.experts();
         double layerParams = (dense / p.pp()) / p.tp() + (experts / p.pp()) / (p.tp() * p.ep());
         double emb = Params.embedding(m) / p.tp();
         java.util.List<MemoryEstimate.Stage> stages = new java.util.ArrayList<>();

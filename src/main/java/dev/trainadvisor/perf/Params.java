@@ -23,6 +23,24 @@ public final class Params {
         return m.moe().experts() * (m.gatedMlp() ? 3 : 2) * (double) m.hidden() * m.moe().ffnHidden();
     }
 
+    /**
+     * The parameters of all the model's layers: those of the experts (sharded by expert parallelism) and the rest.
+     * Layers differ only in whether they hold experts, so one layer of each kind stands for its kind.
+     */
+    record LayerSums(double dense, double experts) {}
+
+    static LayerSums layerSums(Model m) {
+        int moe = m.moeLayers(), dense = m.layers() - moe;
+        double d = 0, e = 0;
+        if (moe > 0) {
+            double experts = expertParams(m, 0);
+            e = moe * experts;
+            d += moe * (layer(m, 0) - experts);
+        }
+        if (dense > 0) d += dense * layer(m, m.firstDenseLayer());
+        return new LayerSums(d, e);
+    }
+
     /** Sum over layers of the parameters a token uses (top-k experts instead of all). */
     static double activePerLayerSum(Model m) {
         double sum = 0;
@@ -39,8 +57,7 @@ public final class Params {
 
     /** Everything: layers, input embedding, output head unless tied, final norm. */
     public static double total(Model m) {
-        double sum = 0;
-        for (int i = 0; i < m.layers(); i++) sum += layer(m, i);
-        return sum + embedding(m) * (m.tiedEmbeddings() ? 1 : 2) + m.hidden();
+        LayerSums l = layerSums(m);
+        return l.dense() + l.experts() + embedding(m) * (m.tiedEmbeddings() ? 1 : 2) + m.hidden();
     }
 }

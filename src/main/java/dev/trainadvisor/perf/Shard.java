@@ -11,12 +11,8 @@ import dev.trainadvisor.spec.Parallel;
 public record Shard(double layersPerStage, double paramsPerGpu, boolean holdsLogits) {
 
     public static Shard of(Model m, Parallel p) {
-        double dense = 0, experts = 0;
-        for (int i = 0; i < m.layers(); i++) {
-            double e = Params.expertParams(m, i);
-            experts += e;
-            dense += Params.layer(m, i) - e;
-        }
+        Params.LayerSums sums = Params.layerSums(m);
+        double dense = sums.dense(), experts = sums.experts();
         double perStageLayers = (double) m.layers() / p.pp();
         double layerParams = (dense / p.pp()) / p.tp() + (experts / p.pp()) / (p.tp() * p.ep());
         double emb = Params.embedding(m) / p.tp();

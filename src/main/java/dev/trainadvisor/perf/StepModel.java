@@ -8,6 +8,7 @@ import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.Training;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -61,8 +62,8 @@ public final class StepModel {
         if (m.isMoe()) notes.add("mixture of experts: experts are taken as evenly loaded (no router imbalance), and expert"
                 + " gradients are reduced over the whole data-parallel group");
         return new StepPrediction(step, tokensPerGpuPerS, tflops, tflops / peak,
-                flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, List.copyOf(phases),
-                List.copyOf(collectives), memory, eff, optimizer, bubble, List.copyOf(notes));
+                flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, Collections.unmodifiableList(phases),
+                collectives, memory, eff, optimizer, bubble, notes.isEmpty() ? List.of() : Collections.unmodifiableList(notes));
     }
 
     /**

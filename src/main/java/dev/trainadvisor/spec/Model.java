@@ -27,6 +27,12 @@ public record Model(String name, int layers, int hidden, int heads, int kvHeads,
     /** Whether layer {@code i} (0-based) carries experts; Megatron's moe_layer_freq counts from the first layer. */
     public boolean isMoeLayer(int i) { return moe != null && i % moe.every() == 0; }
 
+    /** The index of the first layer without experts; -1 when every layer has them. */
+    public int firstDenseLayer() {
+        for (int i = 0; i < layers; i++) if (!isMoeLayer(i)) return i;
+        return -1;
+    }
+
     public int moeLayers() {
         if (moe == null) return 0;
         return (layers + moe.every() - 1) / moe.every();

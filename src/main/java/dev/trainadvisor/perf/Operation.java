@@ -1,0 +1,43 @@
+package dev.trainadvisor.perf;
+
+/**
+ * One operation of a training step on one GPU, per micro-batch on the slowest pipeline stage, all layers of the stage
+ * together: a GEMM, the attention core, or a memory-bound kernel (norms, residual adds, rotary, activation, softmax,
+ * casts, cross-entropy). It carries what its forward pass costs; the backward costs twice that (the gradients with
+ * respect to the input and to the weights for a GEMM; Narayanan et al. 2021, section 5.1), and recomputation runs
+ * the forward of a layer's operations again ({@link #passes}). Calculon models a step the same way
+ * (llm/layers.py: each layer's fw/agrad/wgrad FLOPs and bytes).
+ *
+ * @param name   what it is ("qkv", "mlp-down", "attention-core", "norms", "cross-entropy")
+ * @param kind   how it is timed ({@link Roofline})
+ * @param inLayer whether it belongs to a transformer layer (re-run by full recomputation); false for the output head
+ * @param flops  forward FLOPs (GEMM, attention; the attention core's as executed, half of s^2 with a causal flash kernel)
+ * @param bytes  forward HBM bytes (memory-bound kernels: the model's minimal count, each tensor read and written once)
+ * @param m      a GEMM's rows: the tokens it multiplies (for wave quantization); 0 otherwise
+ * @param n      a GEMM's output columns on this GPU; 0 otherwise
+ */
+public record Operation(String name, Kind kind, boolean inLayer, double flops, double bytes, double m, double n) {
+
+    /** How an operation is timed: at the GEMM rate, the attention kernel's rate, or HBM bandwidth. */
+    public enum Kind { GEMM, ATTENTION, MEMORY }
+
+    static Operation gemm(String name, boolean inLayer, double flops, double m, double n) {
+        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n);
+    }
+
+    static Operation attention(String name, double flops) {
+        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0);
+    }
+
+    static Operation memory(String name, boolean inLayer, double bytes) {
+        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0);
+    }
+
+    /**
+     * Forward-equivalent passes per micro-batch: forward, backward (two), a full recomputation's share of the layer's
+     * forward, and with selective recomputation the attention core once more (Korthikanti et al. 2022, section 5).
+     */
+    public double passes(double fullRecomputeShare, boolean selective) {
+        return 3 + (inLayer ? fullRecomputeShare : 0) + (selective && kind == Kind.ATTENTION ? 1 : 0);
+    }
+}

@@ -1,0 +1,24 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Parallel;
+
+import java.util.List;
+
+/**
+ * Pipeline parallelism: each micro-batch's activations sent forward and their gradients back across every stage
+ * boundary, once per virtual stage; sequence parallelism sends a tensor-parallel rank's share only. Its bubble is
+ * part of the step's compute ({@link StepModel}).
+ */
+final class PipelineParallel implements ParallelDimension {
+
+    @Override
+    public List<CollectivePlan> collectives(StepContext s) {
+        Parallel p = s.parallel();
+        if (p.pp() <= 1) return List.of();
+        LinkChoice link = s.topology().place(2, s.topology().ppStride());
+        double act = s.tokensPerMicroBatch() * s.model().hidden() * 2 / (p.sequenceParallel() ? p.tp() : 1);
+        long calls = 2L * s.training().microBatches() * p.virtualStages();
+        return List.of(new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, act, calls, calls, link, OverlapWindow.NONE, 0.5,
+                false));
+    }
+}

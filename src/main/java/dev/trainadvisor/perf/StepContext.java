@@ -1,0 +1,21 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Training;
+
+/**
+ * What a {@link ParallelDimension} sees of the step: the run, the cluster's topology, this GPU's shard of the model
+ * and the tokens of one micro-batch on it.
+ */
+public record StepContext(Cluster cluster, Model model, Parallel parallel, Training training, Topology topology,
+                          Shard shard, double tokensPerMicroBatch) {
+
+    static StepContext of(Cluster c, Model m, Parallel p, Training t) {
+        return new StepContext(c, m, p, t, new Topology(c, p), Shard.of(m, p), StepOperations.tokensPerMicroBatch(p, t));
+    }
+
+    /** Bytes of one 16-bit (or fp32) activation or weight element. */
+    double elementBytes() { return training.precision() == dev.trainadvisor.spec.Precision.FP32 ? 4 : 2; }
+}
