@@ -45,6 +45,7 @@ final class LogRunOptions {
     @Option(names = "--flash-attention", arity = "1", description = "true or false") Boolean flashAttention;
     @Option(names = "--attention-kernel", description = "fa2, fa1, triton or fa3") String attentionKernel;
     @Option(names = "--elementwise-kernels", description = "fused, or eager (PyTorch without torch.compile)") String elementwiseKernels;
+    @Option(names = "--cuda-graphs", arity = "1", description = "true when forward and backward replay CUDA graphs") Boolean cudaGraphs;
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -76,6 +77,7 @@ final class LogRunOptions {
         if (flashAttention != null) t.put("flash_attention", flashAttention);
         if (attentionKernel != null) t.put("attention_kernel", attentionKernel);
         if (elementwiseKernels != null) t.put("elementwise_kernels", elementwiseKernels);
+        if (cudaGraphs != null) t.put("cuda_graphs", cudaGraphs);
         root.put("log", log.toAbsolutePath().toString());
         return root;
     }

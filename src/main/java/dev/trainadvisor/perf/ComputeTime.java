@@ -19,10 +19,15 @@ import java.util.List;
  * @param forwardSeconds   the forward share of the three (for overlap windows)
  * @param waveEfficiency   the FLOP-weighted wave-quantization efficiency of the layer GEMMs
  * @param operations       each operation with its forward seconds and passes
+ * @param launches         kernels the host launches per micro-batch
+ * @param hostSeconds      the host's time to launch them ({@link Overheads#HOST_SECONDS_PER_LAUNCH}, or from CUDA graphs)
+ * @param hostBoundSeconds what the launches add to the GPU's work per micro-batch ({@link Overheads#withHost}); the
+ *                         forward and backward seconds include it, in proportion
  */
 public record ComputeTime(double gemmSeconds, double attentionSeconds, double memorySeconds,
                           double forwardSeconds, double backwardSeconds, double waveEfficiency,
-                          double tokensPerMicroBatch, List<Timed> operations) {
+                          double tokensPerMicroBatch, List<Timed> operations, double launches, double hostSeconds,
+                          double hostBoundSeconds) {
 
     /** cuBLAS tiles of 128 x 128 outputs, one per SM per wave ({@link Roofline#TILE}). */
     public static final int TILE = Roofline.TILE;
@@ -38,12 +43,13 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         Roofline roofline = new Roofline(gpu, t, eff);
         double share = t.fullRecomputeShare();
         boolean selective = t.recompute() == Recompute.SELECTIVE;
-        double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0;
+        double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0, launches = 0;
         List<Timed> timed = new ArrayList<>();
         for (Operation o : StepOperations.of(m, p, t)) {
             double fwd = roofline.forwardSeconds(o);
             double passes = o.passes(share, selective);
             timed.add(new Timed(o, fwd, passes));
+            launches += o.launches(share, selective);
             forward += fwd;
             total += fwd * passes;
             switch (o.kind()) {
@@ -57,7 +63,11 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             }
         }
         double wave = gemmFlops > 0 ? waveFlops / gemmFlops : 1;
-        return new ComputeTime(gemm, attention, memory, forward, total - forward, wave,
-                StepOperations.tokensPerMicroBatch(p, t), java.util.Collections.unmodifiableList(timed));
+        double host = launches * (t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH : Overheads.HOST_SECONDS_PER_LAUNCH);
+        double withHost = Overheads.withHost(total, host);
+        double scale = withHost / total;
+        return new ComputeTime(gemm, attention, memory, forward * scale, (total - forward) * scale, wave,
+                StepOperations.tokensPerMicroBatch(p, t), java.util.Collections.unmodifiableList(timed), launches, host,
+                withHost - total);
     }
 }

@@ -33,8 +33,12 @@ final class ElementwiseBytes {
     static final double EAGER_ROTARY = 20.0 / 4;
     static final double EAGER_SWIGLU = 10.0 / 6;
 
-    /** One memory-bound kernel of a layer and the bytes it moves per token, forward. */
-    record Kernel(String name, double bytesPerToken) {}
+    /**
+     * One memory-bound operation of a layer: the bytes it moves per token, forward, and the kernels it launches per
+     * layer forward and backward (PyTorch: a native LayerNorm is one kernel forward and two backward, the input's and
+     * the weight's gradients; an eager composite one kernel per ATen op it calls, its backward one or two per op).
+     */
+    record Kernel(String name, double bytesPerToken, int forwardLaunches, int backwardLaunches) {}
 
     /** Bytes per token of one layer's norms, residual adds, rotary, activation, softmax (without flash) and fp8 casts. */
     static double perTokenPerLayer(Model m, Parallel p, Training t) {
@@ -55,20 +59,30 @@ final class ElementwiseBytes {
         // elements read + written, 2 bytes each: two norms and two residual adds run on the whole hidden state
         // unless sequence parallelism splits them over the tensor-parallel group
         double replicatedOver = p.sequenceParallel() && tp > 1 ? tp : 1;
-        out.add(new Kernel("norms", 2 * 4 * h * (eager && m.norm() == Norm.RMSNORM ? EAGER_RMSNORM : 1) / replicatedOver));
-        out.add(new Kernel("residual-adds", 2 * 6 * h / replicatedOver));
+        boolean eagerRms = eager && m.norm() == Norm.RMSNORM;
+        // eager RMSNorm: to(fp32), pow, mean, add eps, rsqrt, mul, type_as, mul weight; autograd about 10 back
+        out.add(new Kernel("norms", 2 * 4 * h * (eagerRms ? EAGER_RMSNORM : 1) / replicatedOver,
+                2 * (eagerRms ? 8 : 1), 2 * (eagerRms ? 10 : 2)));
+        // two adds forward; backward, the residual stream's gradient summed where each branch rejoins it
+        out.add(new Kernel("residual-adds", 2 * 6 * h / replicatedOver, 2, 2));
         // rotary reads and writes q and k; learned positions are added once at the embedding, ALiBi inside attention
         if (m.positionEmbedding() == PositionEmbedding.ROPE)
-            out.add(new Kernel("rotary", 2 * 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) / tp));
-        out.add(new Kernel("activation", 2 * (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn / tp));
+            // eager, for q and k each: float(), complex multiply, type_as
+            out.add(new Kernel("rotary", 2 * 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) / tp, eager ? 6 : 2, eager ? 6 : 2));
+        // eager SwiGLU: silu and the product, three kernels back; GELU, or a fused SwiGLU, one each way
+        boolean eagerSwiglu = eager && m.gatedMlp();
+        out.add(new Kernel("activation", 2 * (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn / tp,
+                eagerSwiglu ? 2 : 1, eagerSwiglu ? 3 : 1));
         // without flash attention each token's row of heads x seqLen scores goes through HBM (all of it: the causal
         // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
         // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
         // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
-        if (!t.flashAttention()) out.add(new Kernel("softmax", 6.0 * m.heads() * t.seqLen() / tp));
+        // (its kernels are the attention core's: without flash attention it launches them all)
+        if (!t.flashAttention()) out.add(new Kernel("softmax", 6.0 * m.heads() * t.seqLen() / tp, 0, 0));
         // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
-        if (t.precision() == Precision.FP8) out.add(new Kernel("fp8-casts", 5.0 * (3 * h + ffn) / tp));
+        if (t.precision() == Precision.FP8) out.add(new Kernel("fp8-casts", 5.0 * (3 * h + ffn) / tp, 4, 4));
+        out.add(new Kernel("framework", 0, KernelLaunches.LAYER_FRAMEWORK_FORWARD, KernelLaunches.LAYER_FRAMEWORK_BACKWARD));
         return out;
     }
 

@@ -15,22 +15,32 @@ package dev.trainadvisor.perf;
  * @param bytes  forward HBM bytes (memory-bound kernels: the model's minimal count, each tensor read and written once)
  * @param m      a GEMM's rows: the tokens it multiplies (for wave quantization); 0 otherwise
  * @param n      a GEMM's output columns on this GPU; 0 otherwise
+ * @param forwardLaunches  kernels the host launches for it in one forward, all the stage's layers together
+ * @param backwardLaunches kernels the host launches for it in one backward
  */
-public record Operation(String name, Kind kind, boolean inLayer, double flops, double bytes, double m, double n) {
+public record Operation(String name, Kind kind, boolean inLayer, double flops, double bytes, double m, double n,
+                        double forwardLaunches, double backwardLaunches) {
 
     /** How an operation is timed: at the GEMM rate, the attention kernel's rate, or HBM bandwidth. */
     public enum Kind { GEMM, ATTENTION, MEMORY }
 
-    static Operation gemm(String name, boolean inLayer, double flops, double m, double n) {
-        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n);
+    /** A GEMM of {@code count} instances (layers): one kernel forward, two backward (input and weight gradients). */
+    static Operation gemm(String name, boolean inLayer, double flops, double m, double n, double count) {
+        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n, count, 2 * count);
     }
 
-    static Operation attention(String name, double flops) {
-        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0);
+    static Operation attention(String name, double flops, double forwardLaunches, double backwardLaunches) {
+        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0, forwardLaunches, backwardLaunches);
     }
 
-    static Operation memory(String name, boolean inLayer, double bytes) {
-        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0);
+    static Operation memory(String name, boolean inLayer, double bytes, double forwardLaunches, double backwardLaunches) {
+        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0, forwardLaunches, backwardLaunches);
+    }
+
+    /** Kernel launches per micro-batch: forward, backward and a full recomputation's share of the layer's forward. */
+    public double launches(double fullRecomputeShare, boolean selective) {
+        return forwardLaunches + backwardLaunches + (inLayer ? fullRecomputeShare * forwardLaunches : 0)
+                + (selective && kind == Kind.ATTENTION ? forwardLaunches : 0);
     }
 
     /**

@@ -39,30 +39,47 @@ public final class StepOperations {
             core += count * f.attentionCore();
             outProj += count * f.outProjection();
         }
+        double layersPerStage = (double) m.layers() / p.pp();
+        double moePerStage = (double) moeLayers / p.pp(), densePerStage = (double) denseLayers / p.pp();
         List<Operation> out = new ArrayList<>();
-        out.add(Operation.gemm("qkv", true, qkv * share, tokens, (h + 2 * kv) / tp));
-        out.add(Operation.attention("attention-core", core * causal * share));
-        out.add(Operation.gemm("attention-out", true, outProj * share, tokens, h));
+        out.add(Operation.gemm("qkv", true, qkv * share, tokens, (h + 2 * kv) / tp, layersPerStage));
+        out.add(Operation.attention("attention-core", core * causal * share,
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD : KernelLaunches.MATH_FORWARD),
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD : KernelLaunches.MATH_BACKWARD)));
+        out.add(Operation.gemm("attention-out", true, outProj * share, tokens, h, layersPerStage));
         if (moe != null) {
             // each of this GPU's experts gets tokens x top-k / experts of them, from every rank of its EP group
             double expertTokens = tokens * m.moe().topK() / m.moe().experts() * p.ep();
             double ffn = m.moe().ffnHidden(), gate = m.gatedMlp() ? 2 : 1;
-            out.add(Operation.gemm("router", true, moeLayers * moe.router() * share, tokens, m.moe().experts()));
+            // the experts as one grouped GEMM each way
+            out.add(Operation.gemm("router", true, moeLayers * moe.router() * share, tokens, m.moe().experts(), moePerStage));
             out.add(Operation.gemm("expert-up", true, moeLayers * gate * 2 * h * ffn * m.moe().topK() * share,
-                    expertTokens, ffn * gate / tp));
-            out.add(Operation.gemm("expert-down", true, moeLayers * 2 * h * ffn * m.moe().topK() * share, expertTokens, h));
+                    expertTokens, ffn * gate / tp, moePerStage));
+            out.add(Operation.gemm("expert-down", true, moeLayers * 2 * h * ffn * m.moe().topK() * share, expertTokens, h,
+                    moePerStage));
         }
         if (dense != null) {
             double ffn = m.ffnHidden(), gate = m.gatedMlp() ? 2 : 1;
-            out.add(Operation.gemm("mlp-up", true, denseLayers * gate * 2 * h * ffn * share, tokens, ffn * gate / tp));
-            out.add(Operation.gemm("mlp-down", true, denseLayers * 2 * h * ffn * share, tokens, h));
+            out.add(Operation.gemm("mlp-up", true, denseLayers * gate * 2 * h * ffn * share, tokens, ffn * gate / tp,
+                    densePerStage));
+            out.add(Operation.gemm("mlp-down", true, denseLayers * 2 * h * ffn * share, tokens, h, densePerStage));
         }
-        double layersPerStage = (double) m.layers() / p.pp();
         for (ElementwiseBytes.Kernel k : ElementwiseBytes.perLayer(m, p, t))
-            out.add(Operation.memory(k.name(), true, tokens * layersPerStage * k.bytesPerToken()));
-        out.add(Operation.gemm("logits", false, tokens * 2 * h * m.vocab() / tp, tokens, (double) m.vocab() / tp));
+            out.add(Operation.memory(k.name(), true, tokens * layersPerStage * k.bytesPerToken(),
+                    layersPerStage * k.forwardLaunches(), layersPerStage * k.backwardLaunches()));
+        // the head: embedding lookup and final norm (their bytes are not counted, only their launches), logits, loss
+        boolean learned = m.positionEmbedding() == dev.trainadvisor.spec.PositionEmbedding.LEARNED;
+        out.add(Operation.memory("embedding", false, 0,
+                KernelLaunches.EMBEDDING_FORWARD + (learned ? KernelLaunches.POSITIONS_FORWARD : 0),
+                KernelLaunches.EMBEDDING_BACKWARD + (learned ? KernelLaunches.POSITIONS_BACKWARD : 0)));
+        out.add(Operation.memory("final-norm", false, 0, KernelLaunches.FINAL_NORM_FORWARD, KernelLaunches.FINAL_NORM_BACKWARD));
+        Operation logits = Operation.gemm("logits", false, tokens * 2 * h * m.vocab() / tp, tokens, (double) m.vocab() / tp, 1);
+        // tied embeddings: the output head's weight gradient is added to the embedding's
+        out.add(m.tiedEmbeddings() ? new Operation(logits.name(), logits.kind(), false, logits.flops(), 0, logits.m(),
+                logits.n(), 1, 3) : logits);
         // logits read in bf16, upcast to fp32, softmax and its gradient: a third of the bytes forward, two in backward
-        out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p) / 3));
+        out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p) / 3,
+                KernelLaunches.CROSS_ENTROPY_FORWARD, KernelLaunches.CROSS_ENTROPY_BACKWARD));
         return java.util.Collections.unmodifiableList(out);
     }
 

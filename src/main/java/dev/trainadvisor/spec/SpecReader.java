@@ -50,7 +50,7 @@ public final class SpecReader {
             "overlap_tp_comm");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels");
+            "elementwise_kernels", "cuda_graphs");
     private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
@@ -421,7 +421,8 @@ public final class SpecReader {
         if (t.has("attention_kernel") && !flash)
             throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
-                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class));
+                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class),
+                t.bool("cuda_graphs", false));
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

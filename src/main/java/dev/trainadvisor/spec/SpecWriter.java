@@ -126,6 +126,7 @@ public final class SpecWriter {
         o.put("flash_attention", t.flashAttention());
         if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", key(t.attentionKernel()));
         if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
+        if (t.cudaGraphs()) o.put("cuda_graphs", true);
         return o;
     }
 

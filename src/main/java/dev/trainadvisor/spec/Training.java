@@ -8,10 +8,20 @@ package dev.trainadvisor.spec;
  *                          torchtitan's "selective layer" checkpointing of every other layer); 1 otherwise
  * @param attentionKernel   the fused attention kernel when {@code flashAttention} is on (FlashAttention-2 by default)
  * @param elementwiseKernels fused (the default) or PyTorch eager composites for norms, rotary and the activation
+ * @param cudaGraphs        whether the forward and backward are replayed from CUDA graphs (torch.compile's
+ *                          reduce-overhead mode, Megatron's --enable-cuda-graph), so the host launches no kernel
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
-                       double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels) {
+                       double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,
+                       boolean cudaGraphs) {
+
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
+                    AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, false);
+    }
 
     /** Every layer recomputes under full recompute. */
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
@@ -35,12 +45,18 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
     /** The same step with flash attention on or off and the given kernel. */
     public Training withAttention(boolean flash, AttentionKernel kernel) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flash,
-                recomputeFraction, kernel, elementwiseKernels);
+                recomputeFraction, kernel, elementwiseKernels, cudaGraphs);
     }
 
     /** The same step with the element-wise work run by the given kernels. */
     public Training withElementwise(ElementwiseKernels kernels) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, kernels);
+                recomputeFraction, attentionKernel, kernels, cudaGraphs);
+    }
+
+    /** The same step with its kernels launched from CUDA graphs or not. */
+    public Training withCudaGraphs(boolean graphs) {
+        return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, graphs);
     }
 }
