@@ -377,6 +377,18 @@ public final class Explanations {
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
+    public static Explain launchBound(LaunchFact l, StepFact s, Grant g) {
+        Explain e = Explain.start().text("Each micro-batch launches ").count("launches", Math.round(l.launchesPerMicroBatch()))
+                .text(" kernels; at ").num("seconds_per_launch", l.secondsPerLaunch() * 1e6, "us")
+                .text(" a launch the host needs ")
+                .eq(Eq.times(Eq.v("launches", Math.round(l.launchesPerMicroBatch()), ""),
+                        Eq.v("seconds_per_launch", l.secondsPerLaunch() * 1e6, "us")), "host_seconds", l.hostS(), "s")
+                .text(" where the GPU works ").num("gpu_seconds", l.gpuS(), "s").text(", so a micro-batch takes ")
+                .num("micro_batch_seconds", l.microBatchS(), "s").text(". Replayed from CUDA graphs the step would be ")
+                .num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
     public static Explain recompute(RunFact r, StepFact s, MemoryFact m, Grant g) {
         Explain e = Explain.start().text("Recomputation (" + r.recompute().key() + ") runs ")
                 .eq(Eq.div(Eq.v("hardware_gflops_per_token", s.hardwareFlopsPerToken() / 1e9, "GFLOPs"),

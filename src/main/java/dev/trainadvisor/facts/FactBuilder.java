@@ -45,6 +45,7 @@ public final class FactBuilder {
         StepPrediction p = b.prediction();
         facts.add(runFact(b));
         facts.add(stepFact(p, b.fit() != null));
+        facts.add(launchFact(p, b.catalogue().run().training()));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
         var m = p.memory();
         facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
@@ -113,6 +114,7 @@ public final class FactBuilder {
         }
         if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
             price(out, b, Saving.Kind.FUSED_ELEMENTWISE, Map.of("training.elementwise_kernels", "fused"));
+        if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, Map.of("training.cuda_graphs", true));
         return out;
     }
 
@@ -131,6 +133,12 @@ public final class FactBuilder {
             if (d > 0) by.add(new Claim(ph.name(), d));
         }
         return new Saving(kind, Math.max(0, before.stepTimeS() - after.stepTimeS()), by);
+    }
+
+    public static LaunchFact launchFact(StepPrediction p, Training t) {
+        var c = p.compute();
+        return new LaunchFact(c.launches(), c.hostSeconds() / c.launches(), c.hostSeconds(),
+                c.microBatchSeconds() - c.hostBoundSeconds(), c.microBatchSeconds(), t.microBatches(), t.cudaGraphs());
     }
 
     public static StepFact stepFact(StepPrediction p, boolean fitted) {

@@ -33,6 +33,8 @@ public record Saving(Kind kind, double seconds, List<Claim> byPhase) {
         FLASH_ATTENTION_2,
         /** Fused element-wise kernels instead of eager ones. */
         FUSED_ELEMENTWISE,
+        /** The forward and backward replayed from CUDA graphs instead of launched kernel by kernel. */
+        CUDA_GRAPHS,
         /** Every fitted quantity back at its expected value: the fitted step against the catalogue's. */
         CATALOGUE;
 

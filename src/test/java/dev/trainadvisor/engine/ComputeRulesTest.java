@@ -114,6 +114,32 @@ class ComputeRulesTest {
         assertFalse(fired(r, "eager-elementwise"));
     }
 
+    /**
+     * 500 launches at 15 us: 500 x 15 us = 7.5 ms of host time beside 5 ms of GPU work, 10.8 ms a micro-batch; CUDA
+     * graphs would save 0.6 + 1.0 = 1.6 of the 8 s step: 0.20 -> high.
+     */
+    @Test
+    void launchBoundClaimsWhatCudaGraphsSave() {
+        RuleEngine.Result r = step(run(PCIE)).launches(500, 15e-6, 0.005, 0.0108, 8, false)
+                .saving(Saving.Kind.CUDA_GRAPHS, Phase.FORWARD, 0.6, Phase.BACKWARD, 1.0).fire();
+        Diagnosis d = only(r, "launch-bound");
+        assertDiagnosis(d, Severity.HIGH, false, 0.2, Map.of(Phase.FORWARD, 0.6, Phase.BACKWARD, 1.0));
+        assertTrue(d.explanation().contains("Each micro-batch launches 500 kernels; at 15 us a launch the host needs"
+                + " 500 x 15 us = 0.0075 s where the GPU works 0.005 s, so a micro-batch takes 0.0108 s. Replayed from CUDA"
+                + " graphs the step would be 1.6 s shorter: 1.6 s / 8 s = 20% of the 8 s step."), d.explanation());
+    }
+
+    /** Silent where CUDA graphs would save 0.3 of 8 s (0.0375 < material 0.05), or the run replays them already. */
+    @Test
+    void launchBoundSilentWhenGraphsSaveLittleOrAreOn() {
+        RuleEngine.Result little = step(run(PCIE)).launches(500, 15e-6, 0.005, 0.0108, 8, false)
+                .saving(Saving.Kind.CUDA_GRAPHS, Phase.FORWARD, 0.1, Phase.BACKWARD, 0.2).fire();
+        assertFalse(fired(little, "launch-bound"));
+        RuleEngine.Result on = step(run(PCIE)).launches(500, 0.86e-6, 0.005, 0.005, 8, true)
+                .saving(Saving.Kind.CUDA_GRAPHS, Phase.FORWARD, 0.6, Phase.BACKWARD, 1.0).fire();
+        assertFalse(fired(on, "launch-bound"));
+    }
+
     @Test
     void recomputeOverheadWhenMemoryIsFree() {
         // 1.5 s of the 7.8 s of compute recomputed: hardware / model FLOPs = 7.8 / 6.3 = 1.238; 1.5 / 8 = 0.1875 ->

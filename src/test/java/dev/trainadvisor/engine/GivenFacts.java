@@ -11,6 +11,7 @@ import dev.trainadvisor.facts.FittedParameterFact;
 import dev.trainadvisor.facts.Fmt;
 import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.HypothesisFact;
+import dev.trainadvisor.facts.LaunchFact;
 import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.MemoryFact;
 import dev.trainadvisor.facts.ObservationFact;
@@ -172,6 +173,17 @@ final class GivenFacts {
     GivenFacts wave(double efficiency, double tokens) {
         waveEfficiency = efficiency;
         tokensPerMicroBatch = tokens;
+        return this;
+    }
+
+    /**
+     * The host's launches per micro-batch: {@code launches} at {@code secondsPerLaunch} beside {@code gpuS} of GPU work,
+     * a micro-batch taking {@code microBatchS}, {@code microBatches} of them a step.
+     */
+    GivenFacts launches(double launches, double secondsPerLaunch, double gpuS, double microBatchS, int microBatches,
+                        boolean cudaGraphs) {
+        others.add(new LaunchFact(launches, secondsPerLaunch, launches * secondsPerLaunch, gpuS, microBatchS, microBatches,
+                cudaGraphs));
         return this;
     }
 

@@ -271,6 +271,16 @@ class RemedyRulesTest {
     }
 
     @Test
+    void cudaGraphsAndALargerMicroBatchForALaunchBoundStep() {
+        RuleEngine.Result r = given(run(PCIE), "launch-bound").fire();
+        assertProposal(proposal(r, "cuda-graphs"), true, List.of("launch-bound"), "training.cuda_graphs", true);
+        // micro-batch 2 x 4: 4 x 2, the same global batch
+        assertProposal(proposal(r, "larger-micro-batch"), true, List.of("launch-bound"),
+                "training.micro_batch_size", 4, "training.micro_batches", 2);
+        assertFalse(proposed(given(run(PCIE), "eager-elementwise").fire(), "cuda-graphs"));
+    }
+
+    @Test
     void noRemedyWithoutADiagnosis() {
         RuleEngine.Result r = GivenFacts.of(with(run(PCIE_2NODES), "overlapGradReduce", false, "recompute", Recompute.FULL))
                 .compute(2, 4, 0.2).fire();
