@@ -196,6 +196,7 @@ public final class FactBuilder {
                 c.interNode().efficiency(), c.interNode().alphaUs(), c.interNode().nicsPerNode(), Double.NaN,
                 c.interNode().source()).nodeGbps() : 0;
         return new RunFact(run.name(), gpu.key(), gpu.smVersion(), gpu.hasFp8(), c.gpus(), c.nodes(), c.gpusPerNode(),
+                c.nvlinkDomain(),
                 p.tp(), p.pp(), p.dp(), p.cp(), p.ep(), p.virtualStages(), p.sequenceParallel(), p.zeroStage(),
                 p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(), t.recompute(), t.precision(),
                 t.gradReducePrecision(), t.flashAttention(), t.attentionKernel(), t.elementwiseKernels(),

@@ -9,6 +9,8 @@ import dev.trainadvisor.spec.Recompute;
 /**
  * The run's configuration as the rules see it.
  *
+ * @param nvlinkDomain          GPUs joined by the intra-node link, across nodes on a rack-scale NVLink system (72 on a
+ *                              GB200 NVL72), else the node's
  * @param smVersion             the GPU's CUDA compute capability times ten (80 Ampere, 90 Hopper), 0 if not NVIDIA
  * @param hasFp8                whether the GPU has fp8 tensor cores
  * @param intraBusbwGbps        the intra-node bus bandwidth the baseline step runs at
@@ -22,7 +24,7 @@ import dev.trainadvisor.spec.Recompute;
  * @param socketGbps            what its socket transport gives within a node, GB/s
  */
 public record RunFact(String name, String gpu, int smVersion, boolean hasFp8, int gpus, int nodes, int gpusPerNode,
-                      int tp, int pp, int dp, int cp, int ep, int virtualStages, boolean sequenceParallel,
+                      int nvlinkDomain, int tp, int pp, int dp, int cp, int ep, int virtualStages, boolean sequenceParallel,
                       int zeroStage, int zeroGroupSize, int microBatchSize, int microBatches, int seqLen,
                       Recompute recompute, Precision precision, Precision gradReducePrecision, boolean flashAttention,
                       AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,

@@ -46,14 +46,12 @@ public record Scenario(Cluster cluster, RunMetrics run, Efficiency base, double 
             case OVERLAP_FRACTION -> new Scenario(cluster, run, base, computeScale, v);
             case INTRA_NODE_BUSBW -> {
                 IntraNodeLink l = cluster.intraNode();
-                yield new Scenario(new Cluster(cluster.name(), cluster.gpu(), cluster.nodes(), cluster.gpusPerNode(),
-                        l.withMeasuredBusbw(v), cluster.interNode()), run, base, computeScale, overlap);
+                yield new Scenario(cluster.withIntraNode(l.withMeasuredBusbw(v)), run, base, computeScale, overlap);
             }
             case INTER_NODE_GBPS -> {
                 Network n = cluster.interNode();
-                yield new Scenario(new Cluster(cluster.name(), cluster.gpu(), cluster.nodes(), cluster.gpusPerNode(),
-                        cluster.intraNode(), new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(),
-                        n.nicsPerNode(), v, n.source())), run, base, computeScale, overlap);
+                yield new Scenario(cluster.withInterNode(new Network(n.key(), n.lineRateGbitS(), n.efficiency(),
+                        n.alphaUs(), n.nicsPerNode(), v, n.source())), run, base, computeScale, overlap);
             }
         };
     }

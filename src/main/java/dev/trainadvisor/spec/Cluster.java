@@ -3,10 +3,32 @@ package dev.trainadvisor.spec;
 /**
  * Where a run trains: the GPU, how many, and what joins them.
  *
- * @param interNode null for a single-node cluster
+ * @param interNode    null for a single-node cluster
+ * @param nvlinkDomain GPUs joined by the intra-node link across nodes: a GB200 NVL72 rack's 72 GPUs in trays (nodes) of
+ *                     4 share one NVLink switch fabric; an HGX or DGX node is its own domain (its GPUs per node)
  */
-public record Cluster(String name, Gpu gpu, int nodes, int gpusPerNode, IntraNodeLink intraNode,
-                      Network interNode) {
+public record Cluster(String name, Gpu gpu, int nodes, int gpusPerNode, IntraNodeLink intraNode, Network interNode,
+                      int nvlinkDomain) {
+
+    public Cluster {
+        if (nvlinkDomain < gpusPerNode || nvlinkDomain % gpusPerNode != 0)
+            throw new IllegalArgumentException("nvlink domain " + nvlinkDomain + " is not a multiple of " + gpusPerNode);
+    }
+
+    /** A cluster whose NVLink (or PCIe) domain is the node. */
+    public Cluster(String name, Gpu gpu, int nodes, int gpusPerNode, IntraNodeLink intraNode, Network interNode) {
+        this(name, gpu, nodes, gpusPerNode, intraNode, interNode, gpusPerNode);
+    }
 
     public int gpus() { return nodes * gpusPerNode; }
+
+    /** The same cluster with another intra-node link (a fitted or measured bandwidth). */
+    public Cluster withIntraNode(IntraNodeLink link) {
+        return new Cluster(name, gpu, nodes, gpusPerNode, link, interNode, nvlinkDomain);
+    }
+
+    /** The same cluster with another network. */
+    public Cluster withInterNode(Network network) {
+        return new Cluster(name, gpu, nodes, gpusPerNode, intraNode, network, nvlinkDomain);
+    }
 }

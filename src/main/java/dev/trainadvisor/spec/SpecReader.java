@@ -36,7 +36,7 @@ public final class SpecReader {
     private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log",
             "nccl_tests", "topology", "config");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
-            "gpus_per_node", "intra_node", "inter_node");
+            "gpus_per_node", "intra_node", "inter_node", "nvlink_domain");
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
     private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
@@ -229,7 +229,16 @@ public final class SpecReader {
             throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",
                     catalog.networks().keySet()) + ") is required when nodes > 1");
         String name = c.string("name", gpu.key() + " x" + nodes * perNode);
-        return new Cluster(name, gpu, nodes, perNode, link, network);
+        int domain = c.positiveInt("nvlink_domain", perNode);
+        if (domain != perNode) {
+            if (domain % perNode != 0)
+                throw c.error("nvlink_domain", "a multiple of gpus_per_node (" + perNode + "): the GPUs of whole nodes joined by"
+                        + " one NVLink fabric, got " + domain);
+            if (!link.isNvlink())
+                throw c.error("nvlink_domain", "an NVLink intra-node link to join nodes: " + link.key() + " is "
+                        + link.kind().key() + ", which stays inside a node");
+        }
+        return new Cluster(name, gpu, nodes, perNode, link, network, domain);
     }
 
     private static final java.util.regex.Pattern PCIE_GEN = java.util.regex.Pattern.compile("PCIe(\\d)");

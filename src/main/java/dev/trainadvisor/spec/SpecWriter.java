@@ -48,6 +48,7 @@ public final class SpecWriter {
         }
         o.put("nodes", c.nodes());
         o.put("gpus_per_node", c.gpusPerNode());
+        if (c.nvlinkDomain() != c.gpusPerNode()) o.put("nvlink_domain", c.nvlinkDomain());
         if (!"none".equals(c.intraNode().key())) {
             ObjectNode intra = o.putObject("intra_node");
             intra.put("link", c.intraNode().key());
