@@ -361,8 +361,9 @@ public final class Explanations {
     }
 
     public static Explain slowAttention(RunFact r, StepFact s, Grant g) {
-        String now = !r.flashAttention() ? "without flash attention" : "with the " + r.attentionKernel().name().toLowerCase()
-                + " kernel";
+        String now = r.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH && !r.flashAttention()
+                ? "on PyTorch's math backend (the scores in fp32, GEMMs on CUDA cores)"
+                : !r.flashAttention() ? "without flash attention" : "with the " + r.attentionKernel().name().toLowerCase() + " kernel";
         Explain e = Explain.start().text("The run computes attention " + now + "; FlashAttention-2 would run the step ")
                 .num("claimed_seconds", g.seconds(), "s").text(" faster: ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");

@@ -109,7 +109,10 @@ public final class FactBuilder {
         if (!t.flashAttention() || t.attentionKernel() == AttentionKernel.FA1 || t.attentionKernel() == AttentionKernel.TRITON) {
             Map<String, Object> change = new LinkedHashMap<>();
             if (t.flashAttention()) change.put("training.attention_kernel", "fa2");
-            else change.put("training.flash_attention", true);
+            else {
+                change.put("training.flash_attention", true);
+                change.put("training.attention_kernel", null);   // math or unfused: no longer meant
+            }
             price(out, b, Saving.Kind.FLASH_ATTENTION_2, change);
         }
         if (t.elementwiseKernels() == ElementwiseKernels.EAGER)

@@ -89,6 +89,15 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      */
     public static final double FA3_SPEED_OVER_FA2 = 1.5;
 
+    /**
+     * PyTorch's math attention backend runs its fp32 GEMMs on CUDA cores at 0.71 of the fp32 peak: on an H200 (67 TFLOPS
+     * fp32) the GEMM kernels of one causal forward + backward (3 x 4 s^2 d FLOPs per head: the whole score matrix, the
+     * mask applied after) ran at 41-49 TFLOPS over seven shapes, median 47.9 (batch 1-4, sequence 1024-8192, 16 and 32
+     * heads of 128; e.g. 2240 us for 103 GFLOPs at sequence 2048, 16 heads; bench/h200_attention_math.py,
+     * knowledge-base/measurements/h200-attention-math.json).
+     */
+    public static final double MATH_ATTENTION_FP32_FRACTION = 0.71;
+
     /** Rate of a fused attention kernel over FlashAttention-2's on the same GPU (the catalogue's attention fraction). */
     public static double attentionKernelSpeed(AttentionKernel k) {
         return switch (k) {
@@ -96,6 +105,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
             case FA1 -> FA1_SPEED_OVER_FA2;
             case TRITON -> TRITON_SPEED_OVER_FA2;
             case FA3 -> FA3_SPEED_OVER_FA2;
+            case UNFUSED, MATH -> 1.0;   // no fused kernel: timed by Roofline at a GEMM rate instead
         };
     }
 

@@ -34,6 +34,15 @@ final class ElementwiseBytes {
     static final double EAGER_SWIGLU = 10.0 / 6;
 
     /**
+     * HBM bytes per score of PyTorch's math attention, forward and backward together: its element-wise kernels (fp32
+     * scale, mask, softmax and their gradients, the casts) took what 82 bytes a score take at 85% of an H200's 4.8 TB/s,
+     * median of seven shapes (79-98; bench/h200_attention_math.py, knowledge-base/measurements/h200-attention-math.json).
+     * The roofline multiplies counted bytes by Efficiency.ELEMENTWISE_TRAFFIC and a backward moves twice its forward's,
+     * so the forward counts 82 / 3 / that factor.
+     */
+    static final double MATH_BYTES_PER_SCORE = 82;
+
+    /**
      * One memory-bound operation of a layer: the bytes it moves per token, forward, and the kernels it launches per
      * layer forward and backward (PyTorch: a native LayerNorm is one kernel forward and two backward, the input's and
      * the weight's gradients; an eager composite one kernel per ATen op it calls, its backward one or two per op).
@@ -77,8 +86,10 @@ final class ElementwiseBytes {
         // mask is applied to the full matrix). Megatron's fused scale-mask-softmax reads and writes bf16, 2 + 2 bytes
         // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
         // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
-        // (its kernels are the attention core's: without flash attention it launches them all)
-        if (!t.flashAttention()) out.add(new Kernel("softmax", 6.0 * m.heads() * t.seqLen() / tp, 0, 0));
+        // (its kernels are the attention core's: without flash attention it launches them all). PyTorch's math backend
+        // moves the scores in fp32 through separate kernels: MATH_BYTES_PER_SCORE measured, forward and backward
+        if (!t.flashAttention()) out.add(new Kernel("softmax", (t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH
+                ? MATH_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC : 6.0) * m.heads() * t.seqLen() / tp, 0, 0));
         // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
         if (t.precision() == Precision.FP8) out.add(new Kernel("fp8-casts", 5.0 * (3 * h + ffn) / tp, 4, 4));

@@ -15,8 +15,15 @@ final class KernelLaunches {
      */
     static final int FLASH_FORWARD = 1, FLASH_BACKWARD = 3;
 
-    /** Attention without a fused kernel: QK^T, scale and mask, softmax, PV forward; their gradients backward. */
-    static final int MATH_FORWARD = 4, MATH_BACKWARD = 6;
+    /** Attention without a fused kernel (Megatron's): QK^T, scale-mask-softmax, PV forward; their gradients backward. */
+    static final int UNFUSED_FORWARD = 4, UNFUSED_BACKWARD = 6;
+
+    /**
+     * PyTorch's math attention backend: 20 kernels forward (casts to fp32, scale, the causal mask built and applied,
+     * softmax, the -inf check, the GEMMs, the casts back) and 15 backward, counted by the profiler on an H200
+     * (h200-attention-math.json).
+     */
+    static final int MATH_FORWARD = 20, MATH_BACKWARD = 15;
 
     /**
      * What a layer launches besides its operations: layout copies (the attention output made contiguous, the Q, K and

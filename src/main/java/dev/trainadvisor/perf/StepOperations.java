@@ -43,9 +43,12 @@ public final class StepOperations {
         double moePerStage = (double) moeLayers / p.pp(), densePerStage = (double) denseLayers / p.pp();
         List<Operation> out = new ArrayList<>();
         out.add(Operation.gemm("qkv", true, qkv * share, tokens, (h + 2 * kv) / tp, layersPerStage));
+        boolean math = !t.flashAttention() && t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH;
         out.add(Operation.attention("attention-core", core * causal * share,
-                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD : KernelLaunches.MATH_FORWARD),
-                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD : KernelLaunches.MATH_BACKWARD)));
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD
+                        : math ? KernelLaunches.MATH_FORWARD : KernelLaunches.UNFUSED_FORWARD),
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD
+                        : math ? KernelLaunches.MATH_BACKWARD : KernelLaunches.UNFUSED_BACKWARD)));
         out.add(Operation.gemm("attention-out", true, outProj * share, tokens, h, layersPerStage));
         if (moe != null) {
             // each of this GPU's experts gets tokens x top-k / experts of them, from every rank of its EP group

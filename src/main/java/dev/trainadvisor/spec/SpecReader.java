@@ -426,9 +426,13 @@ public final class SpecReader {
             throw t.error("recompute_fraction", "recompute: full with it (the share of layers that recompute in full); recompute is "
                     + rc.key());
         boolean flash = t.bool("flash_attention", true);
-        AttentionKernel kernel = t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class);
-        if (t.has("attention_kernel") && !flash)
-            throw t.error("attention_kernel", "flash_attention: true with it (the kernel of fused attention); flash_attention is false");
+        AttentionKernel kernel = t.choice("attention_kernel", flash ? AttentionKernel.FA2 : AttentionKernel.UNFUSED,
+                AttentionKernel.class);
+        if (kernel.flash() != flash)
+            throw t.error("attention_kernel", flash
+                    ? "a fused kernel (fa2, fa1, triton, fa3) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
+                            + " is attention without flash: flash_attention false with it"
+                    : "unfused or math with flash_attention false (the kernel of fused attention needs flash_attention: true)");
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
                 t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class),
                 t.bool("cuda_graphs", false));

@@ -125,7 +125,8 @@ public final class SpecWriter {
         o.put("precision", t.precision().key());
         o.put("grad_reduce_precision", t.gradReducePrecision().key());
         o.put("flash_attention", t.flashAttention());
-        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2) o.put("attention_kernel", key(t.attentionKernel()));
+        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2
+                || !t.flashAttention() && t.attentionKernel() == AttentionKernel.MATH) o.put("attention_kernel", key(t.attentionKernel()));
         if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         if (t.cudaGraphs()) o.put("cuda_graphs", true);
         return o;

@@ -246,7 +246,9 @@ class RemedyRulesTest {
     @Test
     void flashAttention2OnAmpereAndLaterOnly() {
         RuleEngine.Result off = given(with(run(PCIE), "flashAttention", false), "slow-attention-kernel").fire();
-        assertProposal(proposal(off, "flash-attention-2"), true, List.of("slow-attention-kernel"), "training.flash_attention", true);
+        // the kernel of attention without flash (math, unfused) goes with it
+        assertProposal(proposal(off, "flash-attention-2"), true, List.of("slow-attention-kernel"), "training.flash_attention", true,
+                "training.attention_kernel", null);
         RuleEngine.Result fa1 = given(with(run(PCIE), "attentionKernel", AttentionKernel.FA1), "slow-attention-kernel").fire();
         assertProposal(proposal(fa1, "flash-attention-2"), true, List.of("slow-attention-kernel"), "training.attention_kernel", "fa2");
         RunFact v100 = with(run(PCIE), "gpu", "V100-SXM2-32GB", "smVersion", 70, "flashAttention", false);
