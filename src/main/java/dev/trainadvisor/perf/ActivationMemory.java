@@ -23,13 +23,22 @@ public final class ActivationMemory {
 
     public static double perLayerBytes(Model m, long seqLen, long microBatch, int tp, boolean sequenceParallel,
                                        Recompute recompute, boolean flashAttention, boolean dropout) {
+        return perLayerBytes(m, seqLen, microBatch, tp, sequenceParallel ? tp : 1, recompute, flashAttention, dropout);
+    }
+
+    /**
+     * As above, with the split and the replicated activations divided by {@code splitOver} and {@code replicatedOver}
+     * ranks (MemoryPart.SPLIT_ACTIVATIONS, REPLICATED_ACTIVATIONS).
+     */
+    static double perLayerBytes(Model m, long seqLen, long microBatch, double splitOver, double replicatedOver,
+                                Recompute recompute, boolean flashAttention, boolean dropout) {
         double s = seqLen, b = microBatch, h = m.hidden(), a = m.heads();
         double kv = (double) m.kvHeads() * m.headDim();
         double f = m.isMoe() ? m.moe().ffnHidden() * (double) m.moe().topK() : m.ffnHidden();
         double sbh = s * b * h;
         if (recompute == Recompute.FULL) {
             // only each layer's input is kept (Korthikanti eq. for full recompute: 2sbh, /t with SP)
-            return 2 * sbh / (sequenceParallel ? tp : 1);
+            return 2 * sbh / replicatedOver;
         }
         // replicated across TP ranks unless sequence parallel: norm inputs, QKV and MLP inputs, dropout masks
         double replicated = 2 * sbh + 2 * sbh             // two norm inputs
@@ -42,7 +51,7 @@ public final class ActivationMemory {
         if (!flashAttention && recompute == Recompute.NONE) {
             scores = (dropout ? 5 : 4) * a * s * s * b;    // softmax output (+ dropout mask and output)
         }
-        double perRank = split / tp + scores / tp + replicated / (sequenceParallel ? tp : 1);
+        double perRank = split / splitOver + scores / splitOver + replicated / replicatedOver;
         return perRank;
     }
 }

@@ -11,6 +11,10 @@ import java.util.List;
  */
 final class ContextParallel implements ParallelDimension {
 
+    /** Each rank holds its part of the sequence. */
+    @Override
+    public double shards(MemoryPart part, Parallel p) { return part == MemoryPart.SEQUENCE ? p.cp() : 1; }
+
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
         Parallel p = s.parallel();

@@ -13,6 +13,23 @@ import java.util.List;
  * as does ZeRO's parameter gather.
  */
 final class DataParallel implements ParallelDimension {
+
+    /**
+     * ZeRO's model states over the ZeRO group (Rajbhandari et al. 2019, section 3.1, figure 1): stage 1 shards the
+     * optimizer's, stage 2 the gradients too, stage 3 the weights as well.
+     */
+    @Override
+    public double shards(MemoryPart part, Parallel p) { return stateShards(part, p.zeroStage(), p.zeroGroupSize()); }
+
+    static double stateShards(MemoryPart part, int zeroStage, int zeroGroup) {
+        return switch (part) {
+            case OPTIMIZER_STATES -> zeroStage >= 1 ? zeroGroup : 1;
+            case GRADIENT_STATES -> zeroStage >= 2 ? zeroGroup : 1;
+            case WEIGHT_STATES -> zeroStage >= 3 ? zeroGroup : 1;
+            default -> 1;
+        };
+    }
+
     /** Gradient buckets: PyTorch DDP's default bucket_cap_mb is 25 MB; larger buckets only cut the alpha term. */
     static final double BUCKET_BYTES = 25e6;
 

@@ -11,6 +11,10 @@ import java.util.List;
  */
 final class ExpertParallel implements ParallelDimension {
 
+    /** Each rank holds its experts. */
+    @Override
+    public double shards(MemoryPart part, Parallel p) { return part == MemoryPart.EXPERT_WEIGHTS ? p.ep() : 1; }
+
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
         Model m = s.model();

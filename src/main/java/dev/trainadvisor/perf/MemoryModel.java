@@ -6,6 +6,8 @@ import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Training;
 
+import java.util.List;
+
 /**
  * Peak memory per GPU: model states per ZeRO stage (Rajbhandari et al. 2019, section 3.1 and
  * figure 1: 2 bytes of 16-bit weights, the gradient bytes, and K = 12 bytes of fp32 master
@@ -26,17 +28,26 @@ public final class MemoryModel {
     private MemoryModel() {}
 
     public static MemoryEstimate of(Cluster c, Model m, Parallel p, Training t) {
+        return of(ParallelDimension.SHIPPED, c, m, p, t);
+    }
+
+    /**
+     * Memory with {@code dimensions} dividing its parts ({@link ParallelDimension#shards}); which pipeline stage holds
+     * the embedding and the head, and how many micro-batches a stage keeps in flight, are the 1F1B schedule's.
+     */
+    static MemoryEstimate of(List<ParallelDimension> dimensions, Cluster c, Model m, Parallel p, Training t) {
+        Sharding sh = Sharding.of(dimensions, p);
         Params.LayerSums sums = Params.layerSums(m);
-        double dense = sums.dense(), experts = sums.experts();
-        double layerParams = (dense / p.pp()) / p.tp() + (experts / p.pp()) / (p.tp() * p.ep());
-        double emb = Params.embedding(m) / p.tp();
+        double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
+                + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);
+        double emb = Params.embedding(m) / sh.divisor(MemoryPart.VOCABULARY);
         java.util.List<MemoryEstimate.Stage> stages = new java.util.ArrayList<>();
         for (int s = 0; s < p.pp(); s++) {
             boolean first = s == 0, last = s == p.pp() - 1;
             // the last stage holds the output head; with tied embeddings Megatron keeps a copy of the embedding there
             double psi = layerParams + (first ? emb : 0) + (last && (!first || !m.tiedEmbeddings()) ? emb + m.hidden() : 0);
             // 1F1B: stage s holds pp - s micro-batches in flight (Narayanan et al. 2021, section 2.2.1)
-            stages.add(stage(s, psi, Math.min(t.microBatches(), p.pp() - s), last, m, p, t));
+            stages.add(stage(s, psi, Math.min(t.microBatches(), p.pp() - s), last, m, p, t, sh));
         }
         MemoryEstimate.Stage peak = stages.get(0);
         for (MemoryEstimate.Stage st : stages) if (st.totalGb() > peak.totalGb()) peak = st;
@@ -47,37 +58,37 @@ public final class MemoryModel {
     /** Model states for {@code psi} parameters on this GPU; exposed for the ZeRO paper's worked example. */
     public static double[] modelStatesBytes(double psi, int zeroStage, int zeroGroup, double weightBytes,
                                             double gradBytes) {
-        double z = zeroGroup;
-        double w = weightBytes * psi, g = gradBytes * psi, o = OPTIMIZER_BYTES_PER_PARAM * psi;
-        return switch (zeroStage) {
-            case 0 -> new double[]{w, g, o};
-            case 1 -> new double[]{w, g, o / z};
-            case 2 -> new double[]{w, g / z, o / z};
-            default -> new double[]{w / z, g / z, o / z};
-        };
+        return new double[]{weightBytes * psi / DataParallel.stateShards(MemoryPart.WEIGHT_STATES, zeroStage, zeroGroup),
+                gradBytes * psi / DataParallel.stateShards(MemoryPart.GRADIENT_STATES, zeroStage, zeroGroup),
+                OPTIMIZER_BYTES_PER_PARAM * psi / DataParallel.stateShards(MemoryPart.OPTIMIZER_STATES, zeroStage, zeroGroup)};
     }
 
-    static MemoryEstimate.Stage stage(int index, double psi, int inFlight, boolean last, Model m, Parallel p, Training t) {
+    static MemoryEstimate.Stage stage(int index, double psi, int inFlight, boolean last, Model m, Parallel p, Training t,
+                                      Sharding sh) {
         double weightBytes = t.precision() == Precision.FP32 ? 4 : 2;
         double gradBytes = t.gradReducePrecision().bytes;
-        double[] states = modelStatesBytes(psi, p.zeroStage(), p.zeroGroupSize(), weightBytes, gradBytes);
+        double[] states = {weightBytes * psi / sh.divisor(MemoryPart.WEIGHT_STATES),
+                gradBytes * psi / sh.divisor(MemoryPart.GRADIENT_STATES),
+                OPTIMIZER_BYTES_PER_PARAM * psi / sh.divisor(MemoryPart.OPTIMIZER_STATES)};
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
         double gatherBuffer = p.zeroStage() == 3 && p.zeroGroupSize() > 1 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
 
         // with a share of the layers recomputing, those keep only their input and the others everything
         double share = t.fullRecomputeShare();
-        double perLayer = share * ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
-                p.sequenceParallel(), dev.trainadvisor.spec.Recompute.FULL, t.flashAttention(), false)
-                + (1 - share) * ActivationMemory.perLayerBytes(m, t.seqLen() / p.cp(), t.microBatchSize(), p.tp(),
-                p.sequenceParallel(), share > 0 ? dev.trainadvisor.spec.Recompute.NONE : t.recompute(), t.flashAttention(), false);
+        long seq = (long) (t.seqLen() / sh.divisor(MemoryPart.SEQUENCE));
+        double split = sh.divisor(MemoryPart.SPLIT_ACTIVATIONS), replicated = sh.divisor(MemoryPart.REPLICATED_ACTIVATIONS);
+        double perLayer = share * ActivationMemory.perLayerBytes(m, seq, t.microBatchSize(), split, replicated,
+                dev.trainadvisor.spec.Recompute.FULL, t.flashAttention(), false)
+                + (1 - share) * ActivationMemory.perLayerBytes(m, seq, t.microBatchSize(), split, replicated,
+                share > 0 ? dev.trainadvisor.spec.Recompute.NONE : t.recompute(), t.flashAttention(), false);
         double layersPerStage = (double) m.layers() / p.pp();
         // interleaving adds (pp - 1) / (pp * v) more in flight (Korthikanti et al. 2022, section 4.2.3)
         double flight = inFlight;
         if (p.virtualStages() > 1) flight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
         double activations = perLayer * layersPerStage * flight;
         // logits in 16 bits plus the fp32 copy the cross-entropy makes, per micro-batch on the last stage
-        double tokens = (double) t.microBatchSize() * t.seqLen() / p.cp();
-        double logits = last ? tokens * m.vocab() / p.tp() * (2 + 4) : 0;
+        double tokens = t.microBatchSize() * t.seqLen() / sh.divisor(MemoryPart.SEQUENCE);
+        double logits = last ? tokens * m.vocab() / sh.divisor(MemoryPart.VOCABULARY) * (2 + 4) : 0;
         return new MemoryEstimate.Stage(index, states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
                 activations / 1e9, logits / 1e9, BUFFERS_GB);
     }

@@ -1,5 +1,7 @@
 package dev.trainadvisor.perf;
 
+import dev.trainadvisor.spec.Parallel;
+
 import java.util.List;
 
 /**
@@ -11,6 +13,9 @@ public interface ParallelDimension {
 
     /** The collectives this dimension adds to one optimizer step of one GPU; none when its size is 1. */
     List<CollectivePlan> collectives(StepContext s);
+
+    /** By how many ranks it divides {@code part} of a GPU's memory: 1 for what it leaves whole. */
+    default double shards(MemoryPart part, Parallel p) { return 1; }
 
     /** The dimensions the step model knows, in the order their collectives are reported. */
     List<ParallelDimension> SHIPPED = List.of(new DataParallel(), new TensorParallel(), new PipelineParallel(),

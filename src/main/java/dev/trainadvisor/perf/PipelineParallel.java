@@ -11,6 +11,13 @@ import java.util.List;
  */
 final class PipelineParallel implements ParallelDimension {
 
+    /** The layers, by stage (which stage holds the embedding and the head, and how many micro-batches are in flight, is
+     *  the schedule's: {@link MemoryModel}). */
+    @Override
+    public double shards(MemoryPart part, Parallel p) {
+        return part == MemoryPart.LAYER_WEIGHTS || part == MemoryPart.EXPERT_WEIGHTS ? p.pp() : 1;
+    }
+
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
         Parallel p = s.parallel();

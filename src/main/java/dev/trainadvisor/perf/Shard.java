@@ -12,10 +12,11 @@ public record Shard(double layersPerStage, double paramsPerGpu, boolean holdsLog
 
     public static Shard of(Model m, Parallel p) {
         Params.LayerSums sums = Params.layerSums(m);
-        double dense = sums.dense(), experts = sums.experts();
+        Sharding sh = Sharding.of(p);
         double perStageLayers = (double) m.layers() / p.pp();
-        double layerParams = (dense / p.pp()) / p.tp() + (experts / p.pp()) / (p.tp() * p.ep());
-        double emb = Params.embedding(m) / p.tp();
+        double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
+                + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);
+        double emb = Params.embedding(m) / sh.divisor(MemoryPart.VOCABULARY);
         double first = layerParams + emb;
         // the last stage holds the output head, and with tied embeddings Megatron keeps a copy there too
         double last = layerParams + emb + m.hidden();

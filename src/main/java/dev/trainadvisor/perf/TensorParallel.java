@@ -12,6 +12,16 @@ import java.util.List;
  */
 final class TensorParallel implements ParallelDimension {
 
+    /** Every weight matrix, the vocabulary and the activations between its collectives; with SP the rest too. */
+    @Override
+    public double shards(MemoryPart part, Parallel p) {
+        return switch (part) {
+            case LAYER_WEIGHTS, EXPERT_WEIGHTS, VOCABULARY, SPLIT_ACTIVATIONS -> p.tp();
+            case REPLICATED_ACTIVATIONS -> p.sequenceParallel() ? p.tp() : 1;
+            default -> 1;
+        };
+    }
+
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
         Parallel p = s.parallel();

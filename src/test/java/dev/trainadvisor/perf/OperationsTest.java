@@ -121,10 +121,10 @@ class OperationsTest {
     private static double gpu(ComputeTime c) { return c.microBatchSeconds() - c.hostBoundSeconds(); }
 
     /**
-     * A parallel dimension is one type: given to the communication model next to the shipped ones, a new one's
-     * collective is placed on the link its group lands on, timed as calls x alpha + factor x bytes / busbw, and hidden
-     * behind its window together with the others'. Here an "activation offload" copying 1 GB per micro-batch to a
-     * neighbour GPU behind the forward.
+     * A parallel dimension is one type: given to the communication and memory models next to the shipped ones, a new
+     * one's collective is placed on the link its group lands on, timed as calls x alpha + factor x bytes / busbw and
+     * hidden behind its window together with the others', and what it shards of the memory is divided. Here a pair of
+     * GPUs that split Adam's states between them and copy 1 GB per micro-batch to each other behind the forward.
      */
     @Test
     void aNewDimensionIsOneType() {
@@ -134,14 +134,20 @@ class OperationsTest {
         Training t = PerfFixtures.training(2048, 1, 4, Recompute.NONE, Precision.BF16, true);
         Efficiency eff = Efficiency.defaults(c.gpu(), Precision.BF16);
         ComputeTime compute = ComputeTime.of(m, p, t, c.gpu(), eff);
-        ParallelDimension offload = s -> {
-            LinkChoice link = s.topology().place(2, 1);
-            long calls = s.training().microBatches();
-            return List.of(new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, 1e9, calls, calls, link, OverlapWindow.FORWARD,
-                    1.0, false));
+        ParallelDimension pairs = new ParallelDimension() {
+            @Override
+            public List<CollectivePlan> collectives(StepContext s) {
+                LinkChoice link = s.topology().place(2, 1);
+                long calls = s.training().microBatches();
+                return List.of(new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, 1e9, calls, calls, link,
+                        OverlapWindow.FORWARD, 1.0, false));
+            }
+
+            @Override
+            public double shards(MemoryPart part, Parallel q) { return part == MemoryPart.OPTIMIZER_STATES ? 2 : 1; }
         };
         List<ParallelDimension> dims = new ArrayList<>(ParallelDimension.SHIPPED);
-        dims.add(offload);
+        dims.add(pairs);
         List<Collective> shipped = CommModel.of(c, m, p, t, compute, eff);
         List<Collective> with = CommModel.of(dims, c, m, p, t, compute, eff);
         assertEquals(shipped, with.subList(0, shipped.size()));
@@ -152,6 +158,11 @@ class OperationsTest {
         // the forward window (4 micro-batches' forward x 0.8) hides it whole
         assertTrue(eff.overlapFraction() * 4 * compute.forwardSeconds() > added.seconds());
         assertEquals(0, added.exposedSeconds(), 1e-12);
+        // Adam's states halve; nothing else moves
+        MemoryEstimate before = MemoryModel.of(c, m, p, t), after = MemoryModel.of(dims, c, m, p, t);
+        assertEquals(before.optimizerGb() / 2, after.optimizerGb(), 1e-12);
+        assertEquals(before.weightsGb(), after.weightsGb(), 0);
+        assertEquals(before.activationsGb(), after.activationsGb(), 0);
     }
 
     /** A dimension of size 1 adds nothing. */
