@@ -28,6 +28,8 @@ public final class Baseline {
     private final FitResult fit;
     private final Scenario scenario;
     private final StepPrediction prediction;
+    /** The user's run written back, for {@link #price(Map)}; written at the first price. */
+    private ObjectNode userTree;
 
     private Baseline(Scenario catalogue, StepPrediction expected, List<MeasurementCheck> implausible, FitResult fit) {
         this.catalogue = catalogue;
@@ -81,8 +83,9 @@ public final class Baseline {
     public Priced price(Map<String, Object> change) {
         Priced p = price(scenario, change);
         // the fit pins link bandwidths the user never wrote; what the change removes is shown against the user's run
-        return p == null ? null : new Priced(p.run(), p.step(),
-                SpecWriter.effective(SpecWriter.write(catalogue.cluster(), catalogue.run()), change));
+        if (p == null) return null;
+        if (userTree == null) userTree = SpecWriter.write(catalogue.cluster(), catalogue.run());
+        return new Priced(p.run(), p.step(), SpecWriter.effective(userTree, change));
     }
 
     /** As {@link #price(Map)}, from another fitted scenario (an alternative hypothesis). */

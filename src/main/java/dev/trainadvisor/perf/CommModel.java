@@ -36,16 +36,20 @@ public final class CommModel {
 
     public static List<Collective> of(Cluster c, Model m, Parallel p, Training t, ComputeTime compute,
                                       Efficiency eff) {
-        return of(ParallelDimension.SHIPPED, c, m, p, t, compute, eff);
+        return of(ParallelDimension.SHIPPED, StepContext.of(c, m, p, t), compute, eff);
     }
 
     /** The collectives {@code dimensions} add to the step, each overlapped with the compute it can hide behind. */
     static List<Collective> of(List<ParallelDimension> dimensions, Cluster c, Model m, Parallel p, Training t,
                                ComputeTime compute, Efficiency eff) {
-        StepContext context = StepContext.of(c, m, p, t);
+        return of(dimensions, StepContext.of(c, m, p, t), compute, eff);
+    }
+
+    static List<Collective> of(List<ParallelDimension> dimensions, StepContext context, ComputeTime compute,
+                               Efficiency eff) {
         List<CollectivePlan> out = new ArrayList<>();
         for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
-        int mb = t.microBatches();
+        int mb = context.training().microBatches();
         Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
                 compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
                 mb * compute.gemmSeconds());

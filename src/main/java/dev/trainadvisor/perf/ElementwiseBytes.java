@@ -49,13 +49,6 @@ final class ElementwiseBytes {
      */
     record Kernel(String name, double bytesPerToken, int forwardLaunches, int backwardLaunches) {}
 
-    /** Bytes per token of one layer's norms, residual adds, rotary, activation, softmax (without flash) and fp8 casts. */
-    static double perTokenPerLayer(Model m, Parallel p, Training t) {
-        double sum = 0;
-        for (Kernel k : perLayer(m, p, t)) sum += k.bytesPerToken();
-        return sum;
-    }
-
     /** A layer's memory-bound kernels, those it runs (no rotary without RoPE, no softmax pass with flash attention). */
     static List<Kernel> perLayer(Model m, Parallel p, Training t) {
         int tp = p.tp();

@@ -36,7 +36,10 @@ public final class MemoryModel {
      * the embedding and the head, and how many micro-batches a stage keeps in flight, are the 1F1B schedule's.
      */
     static MemoryEstimate of(List<ParallelDimension> dimensions, Cluster c, Model m, Parallel p, Training t) {
-        Sharding sh = Sharding.of(dimensions, p);
+        return of(Sharding.of(dimensions, p), c, m, p, t);
+    }
+
+    static MemoryEstimate of(Sharding sh, Cluster c, Model m, Parallel p, Training t) {
         Params.LayerSums sums = Params.layerSums(m);
         double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
                 + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);

@@ -27,12 +27,13 @@ public final class Roofline {
         gemmRate = gpu.peakTflops(gemmPrecision) * 1e12 * eff.gemmFractionOfPeak();
         // without flash, the score GEMMs run as batched GEMMs: in bf16 on tensor cores, or (PyTorch's math backend)
         // upcast to fp32 on CUDA cores; the compute scale a fit finds applies to them as to every kernel
-        double computeScale = eff.gemmFractionOfPeak() / Efficiency.defaults(gpu, t.precision()).gemmFractionOfPeak();
-        attentionRate = t.flashAttention()
-                ? peakBf16 * eff.attentionFractionOfPeak() * Efficiency.attentionKernelSpeed(t.attentionKernel())
-                : t.attentionKernel() == AttentionKernel.MATH
-                ? gpu.peakTflops(Precision.FP32) * 1e12 * Efficiency.MATH_ATTENTION_FP32_FRACTION * computeScale
-                : peakBf16 * eff.gemmFractionOfPeak();
+        if (t.flashAttention())
+            attentionRate = peakBf16 * eff.attentionFractionOfPeak() * Efficiency.attentionKernelSpeed(t.attentionKernel());
+        else if (t.attentionKernel() == AttentionKernel.MATH)
+            attentionRate = gpu.peakTflops(Precision.FP32) * 1e12 * Efficiency.MATH_ATTENTION_FP32_FRACTION
+                    * eff.gemmFractionOfPeak() / Efficiency.defaults(gpu, t.precision()).gemmFractionOfPeak();
+        else
+            attentionRate = peakBf16 * eff.gemmFractionOfPeak();
         hbmRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction() / eff.elementwiseTraffic();
         sms = gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS;
     }

@@ -10,9 +10,10 @@ import dev.trainadvisor.spec.Parallel;
  */
 public record Shard(double layersPerStage, double paramsPerGpu, boolean holdsLogits) {
 
-    public static Shard of(Model m, Parallel p) {
+    public static Shard of(Model m, Parallel p) { return of(m, p, Sharding.of(p)); }
+
+    static Shard of(Model m, Parallel p, Sharding sh) {
         Params.LayerSums sums = Params.layerSums(m);
-        Sharding sh = Sharding.of(p);
         double perStageLayers = (double) m.layers() / p.pp();
         double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
                 + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /** By how many ranks each {@link MemoryPart} is divided: the product of what every parallel dimension divides it by. */
-final class Sharding {
+public final class Sharding {
     private final Map<MemoryPart, Double> divisors = new EnumMap<>(MemoryPart.class);
 
     private Sharding(List<ParallelDimension> dimensions, Parallel p) {
@@ -22,5 +22,5 @@ final class Sharding {
 
     static Sharding of(List<ParallelDimension> dimensions, Parallel p) { return new Sharding(dimensions, p); }
 
-    double divisor(MemoryPart part) { return divisors.get(part); }
+    public double divisor(MemoryPart part) { return divisors.get(part); }
 }

@@ -6,14 +6,16 @@ import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Training;
 
 /**
- * What a {@link ParallelDimension} sees of the step: the run, the cluster's topology, this GPU's shard of the model
- * and the tokens of one micro-batch on it.
+ * What a {@link ParallelDimension} sees of the step: the run, the cluster's topology, how the dimensions divide each
+ * GPU's memory, this GPU's shard of the model and the tokens of one micro-batch on it. Built once per prediction.
  */
 public record StepContext(Cluster cluster, Model model, Parallel parallel, Training training, Topology topology,
-                          Shard shard, double tokensPerMicroBatch) {
+                          Sharding sharding, Shard shard, double tokensPerMicroBatch) {
 
     static StepContext of(Cluster c, Model m, Parallel p, Training t) {
-        return new StepContext(c, m, p, t, new Topology(c, p), Shard.of(m, p), StepOperations.tokensPerMicroBatch(p, t));
+        Sharding sharding = Sharding.of(p);
+        return new StepContext(c, m, p, t, new Topology(c, p), sharding, Shard.of(m, p, sharding),
+                StepOperations.tokensPerMicroBatch(p, t));
     }
 
     /** Bytes of one 16-bit (or fp32) activation or weight element. */

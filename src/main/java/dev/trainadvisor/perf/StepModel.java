@@ -31,14 +31,15 @@ public final class StepModel {
 
         FlopsPerToken flops = FlopsPerToken.of(m, t);
         ComputeTime compute = ComputeTime.of(m, p, t, cluster.gpu(), eff);
-        List<Collective> collectives = CommModel.of(cluster, m, p, t, compute, eff);
-        MemoryEstimate memory = MemoryModel.of(cluster, m, p, t);
+        StepContext context = StepContext.of(cluster, m, p, t);
+        List<Collective> collectives = CommModel.of(ParallelDimension.SHIPPED, context, compute, eff);
+        MemoryEstimate memory = MemoryModel.of(context.sharding(), cluster, m, p, t);
 
         double forward = mb * compute.forwardSeconds();
         double backward = mb * compute.backwardSeconds();
         // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
         double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
-        double optimizer = optimizerSeconds(cluster, m, p, t, eff);
+        double optimizer = optimizerSeconds(context, eff);
 
         List<Phase> phases = new ArrayList<>();
         phases.add(new Phase(Phase.FORWARD, forward, forward, null));
@@ -71,10 +72,11 @@ public final class StepModel {
      * (24 bytes), reads the gradient twice (norm for clipping, then the update) and writes the
      * 16-bit weights (2 bytes).
      */
-    static double optimizerSeconds(Cluster c, Model m, Parallel p, Training t, Efficiency eff) {
-        double psi = Shard.of(m, p).paramsPerGpu();
-        double shard = p.zeroStage() >= 1 ? psi / p.zeroGroupSize() : psi;
-        return shard * optimizerBytesPerParam(t.gradReducePrecision()) / (c.gpu().hbmGbps() * 1e9 * eff.hbmFraction());
+    static double optimizerSeconds(StepContext s, Efficiency eff) {
+        // the parameters this GPU updates: its shard of the model, of which ZeRO leaves it a share of the states
+        double updated = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
+        return updated * optimizerBytesPerParam(s.training().gradReducePrecision())
+                / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction());
     }
 
     /** The HBM bytes Adam moves per parameter it updates, with gradients in {@code grads} ({@link #optimizerSeconds}). */
