@@ -2,19 +2,19 @@ package dev.trainadvisor.perf;
 
 import dev.trainadvisor.spec.Parallel;
 
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /** By how many ranks each {@link MemoryPart} is divided: the product of what every parallel dimension divides it by. */
 public final class Sharding {
-    private final Map<MemoryPart, Double> divisors = new EnumMap<>(MemoryPart.class);
+    private static final MemoryPart[] PARTS = MemoryPart.values();
+    /** By ordinal of the part: built once per prediction, read often. */
+    private final double[] divisors = new double[PARTS.length];
 
     private Sharding(List<ParallelDimension> dimensions, Parallel p) {
-        for (MemoryPart part : MemoryPart.values()) {
+        for (MemoryPart part : PARTS) {
             double d = 1;
             for (ParallelDimension dim : dimensions) d *= dim.shards(part, p);
-            divisors.put(part, d);
+            divisors[part.ordinal()] = d;
         }
     }
 
@@ -22,5 +22,5 @@ public final class Sharding {
 
     static Sharding of(List<ParallelDimension> dimensions, Parallel p) { return new Sharding(dimensions, p); }
 
-    public double divisor(MemoryPart part) { return divisors.get(part); }
+    public double divisor(MemoryPart part) { return divisors[part.ordinal()]; }
 }
