@@ -4,25 +4,13 @@ CUDA events around 10 calls after 3 warm-up (median of 3 repeats); the profiler'
 backward, with their names, durations and count; peak memory of one forward + backward beyond the inputs.
 Run on one GPU: python3 bench/h200_attention_math.py OUT.json
 """
-import json, sys, statistics
+import json, sys
 import torch
+from timing import timed
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
-def timed(fn, reps=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(3):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record(); torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) / 1e3 / reps)
-    return statistics.median(out)
 
 
 def case(b, s, heads, d=128):

@@ -44,7 +44,7 @@ final class LogRunOptions {
     @Option(names = "--precision", description = "bf16, fp16, fp8 or fp32") String precision;
     @Option(names = "--flash-attention", arity = "1", description = "true or false") Boolean flashAttention;
     @Option(names = "--attention-kernel", description = "fa2, fa1, triton or fa3") String attentionKernel;
-    @Option(names = "--elementwise-kernels", description = "fused, or eager (PyTorch without torch.compile)") String elementwiseKernels;
+    @Option(names = "--elementwise-kernels", description = "fused (hand-fused kernels), compiled (torch.compile) or eager (PyTorch without torch.compile)") String elementwiseKernels;
     @Option(names = "--cuda-graphs", arity = "1", description = "true when forward and backward replay CUDA graphs") Boolean cudaGraphs;
 
     static final ObjectMapper JSON = new ObjectMapper();

@@ -116,7 +116,7 @@ public final class FactBuilder {
             price(out, b, Saving.Kind.FLASH_ATTENTION_2, change);
         }
         if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
-            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, Map.of("training.elementwise_kernels", "fused"));
+            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, Map.of("training.elementwise_kernels", "compiled"));
         if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, Map.of("training.cuda_graphs", true));
         return out;
     }

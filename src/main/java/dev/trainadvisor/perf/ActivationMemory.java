@@ -34,7 +34,9 @@ public final class ActivationMemory {
                                 Recompute recompute, boolean flashAttention, boolean dropout) {
         double s = seqLen, b = microBatch, h = m.hidden(), a = m.heads();
         double kv = (double) m.kvHeads() * m.headDim();
-        double f = m.isMoe() ? m.moe().ffnHidden() * (double) m.moe().topK() : m.ffnHidden();
+        double f = m.mlpWidthPerToken();
+        // an MoE layer keeps the permuted copies of its input that the experts' weight gradients need, k of them
+        double routedInputs = m.isMoe() ? 2 * s * b * h * m.moe().topK() * m.moe().paddedShare() : 0;
         double sbh = s * b * h;
         if (recompute == Recompute.FULL) {
             // only each layer's input is kept (Korthikanti eq. for full recompute: 2sbh, /t with SP)
@@ -43,9 +45,11 @@ public final class ActivationMemory {
         // replicated across TP ranks unless sequence parallel: norm inputs, QKV and MLP inputs, dropout masks
         double replicated = 2 * sbh + 2 * sbh             // two norm inputs
                 + 2 * sbh + 2 * sbh                        // QKV input, first MLP linear's input
-                + (dropout ? 2 * sbh : 0);                 // attention and MLP output dropout masks
+                + (dropout ? 2 * sbh : 0)                  // attention and MLP output dropout masks
+                + routedInputs;
         // split across TP ranks: scores inputs, V, projection input, MLP activations
-        double split = 2 * sbh + 2 * s * b * kv + 2 * s * b * kv + 2 * sbh
+        double sbq = s * b * m.attentionWidth();
+        double split = 2 * sbq + 2 * s * b * kv + 2 * s * b * kv + 2 * sbq
                 + (2 * s * b * f) * (m.gatedMlp() ? 2 : 1) + 2 * s * b * f;
         double scores = 0;
         if (!flashAttention && recompute == Recompute.NONE) {

@@ -97,7 +97,7 @@ public final class Baseline {
         } catch (SpecException e) {
             return null;
         }
-        Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run().training().precision());
+        Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run());
         Scenario s = new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap());
         return new Priced(changed, s.predict(), SpecWriter.effective(tree, change));
     }

@@ -30,7 +30,11 @@ public enum CollectiveOp {
     /** Context parallelism: ring attention passes K and V (and their gradients) around the group. */
     CP_KV_EXCHANGE(CollectiveKind.ALL_GATHER, ProcessGroup.CP),
     /** Expert parallelism: tokens to their experts and back. */
-    EP_ALL_TO_ALL(CollectiveKind.ALL_TO_ALL, ProcessGroup.EP);
+    EP_ALL_TO_ALL(CollectiveKind.ALL_TO_ALL, ProcessGroup.EP),
+    /** Expert tensor parallelism: the routed tokens an EP rank receives gathered over the ranks that split the experts ... */
+    ETP_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ETP),
+    /** ... and the experts' outputs reduce-scattered back. */
+    ETP_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.ETP);
 
     private final CollectiveKind kind;
     private final ProcessGroup group;

@@ -47,7 +47,10 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         List<Timed> timed = new ArrayList<>();
         for (Operation o : StepOperations.of(m, p, t)) {
             double fwd = roofline.forwardSeconds(o);
-            double passes = o.passes(share, selective);
+            // forward-equivalent passes: the backward's own time (two forwards, but for a grouped GEMM's weight
+            // gradients) over the forward's, with the recomputed forwards
+            double passes = fwd > 0 ? o.passes(share, selective) - 2 + roofline.backwardSeconds(o) / fwd
+                    : o.passes(share, selective);
             timed.add(new Timed(o, fwd, passes));
             launches += o.launches(share, selective);
             forward += fwd;
@@ -55,7 +58,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             switch (o.kind()) {
                 case GEMM -> gemm += fwd * passes;
                 case ATTENTION -> attention += fwd * passes;
-                case MEMORY -> memory += fwd * passes;
+                case MEMORY, COPY -> memory += fwd * passes;
             }
             if (o.kind() == Operation.Kind.GEMM && o.inLayer()) {
                 gemmFlops += o.flops();

@@ -54,7 +54,7 @@ final class ElementwiseBytes {
         int tp = p.tp();
         double h = m.hidden();
         double kv = (double) m.kvHeads() * m.headDim();
-        double ffn = (m.isMoe() ? m.moe().ffnHidden() : m.ffnHidden()) * (m.isMoe() ? m.moe().topK() : 1);
+        double ffn = m.mlpWidthPerToken();
         boolean eager = t.elementwiseKernels() == ElementwiseKernels.EAGER;
         List<Kernel> out = new ArrayList<>();
 
@@ -70,7 +70,7 @@ final class ElementwiseBytes {
         // rotary reads and writes q and k; learned positions are added once at the embedding, ALiBi inside attention
         if (m.positionEmbedding() == PositionEmbedding.ROPE)
             // eager, for q and k each: float(), complex multiply, type_as
-            out.add(new Kernel("rotary", 2 * 2 * (h + kv) * (eager ? EAGER_ROTARY : 1) / tp, eager ? 6 : 2, eager ? 6 : 2));
+            out.add(new Kernel("rotary", 2 * 2 * (m.attentionWidth() + kv) * (eager ? EAGER_ROTARY : 1) / tp, eager ? 6 : 2, eager ? 6 : 2));
         // eager SwiGLU: silu and the product, three kernels back; GELU, or a fused SwiGLU, one each way
         boolean eagerSwiglu = eager && m.gatedMlp();
         out.add(new Kernel("activation", 2 * (m.gatedMlp() ? 3 * (eager ? EAGER_SWIGLU : 1) : 2) * ffn / tp,

@@ -3,28 +3,48 @@ package dev.trainadvisor.perf;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Parallel;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Expert parallelism: every MoE layer sends each token to its top-k experts and back (dispatch and combine), in the
- * forward and again in the backward, as all-to-alls over the expert-parallel group.
+ * Expert parallelism with expert tensor parallelism, folded over the stage's TP x CP x DP ranks as Megatron-Core does
+ * (ETP innermost, then EP, then expert data parallelism; MoE Parallel Folding, Liu et al. 2025, arXiv 2504.14960, and
+ * megatron/core/transformer/moe/README.md). Every MoE layer sends each routed copy of a token to its expert's EP rank
+ * and back (dispatch and combine all-to-alls), in the forward and again in the backward; with ETP above 1 the copies an
+ * EP rank receives are all-gathered over its ETP group before the experts and reduce-scattered after
+ * (token_dispatcher.py, MoEAlltoAllTokenDispatcher).
  */
 final class ExpertParallel implements ParallelDimension {
 
-    /** Each rank holds its experts. */
+    /** Each rank holds its experts' share: experts / ep of them, each split over etp. */
     @Override
-    public double shards(MemoryPart part, Parallel p) { return part == MemoryPart.EXPERT_WEIGHTS ? p.ep() : 1; }
+    public double shards(MemoryPart part, Parallel p) {
+        return part == MemoryPart.EXPERT_WEIGHTS ? (double) p.ep() * p.etp() : 1;
+    }
 
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
         Model m = s.model();
         Parallel p = s.parallel();
-        if (!m.isMoe() || p.ep() <= 1) return List.of();
-        LinkChoice link = s.topology().place(p.ep(), s.topology().dpStride());
-        double routed = s.tokensPerMicroBatch() * m.moe().topK() * m.hidden() * 2;
+        if (!m.isMoe() || p.ep() * p.etp() <= 1) return List.of();
+        // the routed copies of this rank's tokens: with sequence parallelism each TP rank routes its slice
+        double local = s.tokensPerMicroBatch() / (p.sequenceParallel() ? p.tp() : 1);
+        double routed = local * m.moe().topK() * m.moe().paddedShare() * m.hidden() * 2;
         double moeLayersPerStage = (double) m.moeLayers() / p.pp();
-        long passes = (long) Math.ceil(moeLayersPerStage * s.training().microBatches() * 4);
-        return List.of(new CollectivePlan(CollectiveOp.EP_ALL_TO_ALL, p.ep(), routed, passes, passes, link,
-                OverlapWindow.NONE, 0.5, false));
+        // each way: dispatch and combine in the forward, their gradients in the backward
+        long passes = (long) Math.ceil(moeLayersPerStage * s.training().microBatches() * 2);
+        List<CollectivePlan> out = new ArrayList<>();
+        if (p.ep() > 1)
+            out.add(new CollectivePlan(CollectiveOp.EP_ALL_TO_ALL, p.ep(), routed, 2 * passes, 2 * passes,
+                    s.topology().place(p.ep(), p.etp()), OverlapWindow.NONE, 0.5, false));
+        if (p.etp() > 1) {
+            LinkChoice link = s.topology().place(p.etp(), 1);
+            double gathered = routed * p.etp();
+            out.add(new CollectivePlan(CollectiveOp.ETP_ALL_GATHER, p.etp(), gathered, passes, passes, link,
+                    OverlapWindow.NONE, 0.5, false));
+            out.add(new CollectivePlan(CollectiveOp.ETP_REDUCE_SCATTER, p.etp(), gathered, passes, passes, link,
+                    OverlapWindow.NONE, 0.5, false));
+        }
+        return out;
     }
 }

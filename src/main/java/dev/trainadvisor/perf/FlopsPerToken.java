@@ -20,7 +20,7 @@ public record FlopsPerToken(double model, double hardware, double linearExecuted
         double layersLinear = 0, layersCore = 0;
         int moe = m.moeLayers(), dense = m.layers() - moe;
         if (moe > 0) {
-            LayerFlops f = LayerFlops.of(m, 0, t.seqLen());
+            LayerFlops f = LayerFlops.of(m, m.firstMoeLayer(), t.seqLen());
             layersLinear += moe * f.linear();
             layersCore += moe * f.attentionCore();
         }

@@ -40,6 +40,20 @@ final class KernelLaunches {
     /** The final norm: one forward, two backward. */
     static final int FINAL_NORM_FORWARD = 1, FINAL_NORM_BACKWARD = 2;
 
+    /**
+     * An MoE router past its gating GEMM: softmax, top-k, the routing map's scatter, and the load-balancing loss's
+     * reductions and product (Megatron-Core, megatron/core/transformer/moe/router.py, TopKRouter.routing on the
+     * unfused path; a count of the ATen calls read there, not a profile), about as many back.
+     */
+    static final int ROUTER_FORWARD = 6, ROUTER_BACKWARD = 6;
+
+    /**
+     * Token permutation with Transformer Engine's fused kernels (moe_utils.permute / unpermute with fused=True): one
+     * kernel to permute and one to unpermute each way, two more where the tokens an all-to-all brings are sorted by
+     * local expert (token_dispatcher.py, sort_chunks_by_idxs).
+     */
+    static final int PERMUTE_FORWARD = 2, PERMUTE_BACKWARD = 2;
+
     /** Cross-entropy: the fp32 upcast, log-softmax and the loss; their gradients back. */
     static final int CROSS_ENTROPY_FORWARD = 3, CROSS_ENTROPY_BACKWARD = 3;
 }

@@ -12,14 +12,16 @@ public record LayerFlops(double qkv, double attentionCore, double outProjection,
     public static LayerFlops of(Model m, int layerIndex, int seqLen) {
         double h = m.hidden();
         double kv = (double) m.kvHeads() * m.headDim();
-        double qkv = 2 * h * (h + 2 * kv);
-        double core = 4.0 * seqLen * h;           // Q K^T and scores x V: 2 s h each
-        double out = 2 * h * h;
+        double q = m.attentionWidth();
+        double qkv = 2 * h * (q + 2 * kv);
+        double core = 4.0 * seqLen * q;           // Q K^T and scores x V: 2 s (heads x head_dim) each
+        double out = 2 * q * h;
         double mlp;
         double router = 0;
         if (m.isMoeLayer(layerIndex)) {
             double perExpert = (m.gatedMlp() ? 6 : 4) * h * m.moe().ffnHidden();
-            mlp = m.moe().topK() * perExpert;
+            mlp = m.moe().topK() * perExpert
+                    + m.moe().sharedExperts() * (m.gatedMlp() ? 6 : 4) * h * m.moe().sharedFfnHidden();
             router = 2 * h * m.moe().experts();
         } else {
             mlp = (m.gatedMlp() ? 6 : 4) * h * m.ffnHidden();

@@ -12,29 +12,52 @@ package dev.trainadvisor.perf;
  * @param kind   how it is timed ({@link Roofline})
  * @param inLayer whether it belongs to a transformer layer (re-run by full recomputation); false for the output head
  * @param flops  forward FLOPs (GEMM, attention; the attention core's as executed, half of s^2 with a causal flash kernel)
- * @param bytes  forward HBM bytes (memory-bound kernels: the model's minimal count, each tensor read and written once)
+ * @param bytes  forward HBM bytes (memory-bound kernels: the model's minimal count, each tensor read and written once;
+ *               a grouped GEMM: its weights and tokens read, its output written)
  * @param m      a GEMM's rows: the tokens it multiplies (for wave quantization); 0 otherwise
  * @param n      a GEMM's output columns on this GPU; 0 otherwise
+ * @param groups a grouped GEMM's problems (this GPU's experts, each {@code m x n}); 1 for one GEMM
+ * @param weights a grouped GEMM's weights (elements, all its layers): its weight gradients are read and written in the
+ *                gradient's precision once per micro-batch; 0 otherwise
  * @param forwardLaunches  kernels the host launches for it in one forward, all the stage's layers together
  * @param backwardLaunches kernels the host launches for it in one backward
  */
 public record Operation(String name, Kind kind, boolean inLayer, double flops, double bytes, double m, double n,
-                        double forwardLaunches, double backwardLaunches) {
+                        double groups, double weights, double forwardLaunches, double backwardLaunches) {
 
-    /** How an operation is timed: at the GEMM rate, the attention kernel's rate, or HBM bandwidth. */
-    public enum Kind { GEMM, ATTENTION, MEMORY }
+    /**
+     * How an operation is timed: at the GEMM rate, the attention kernel's rate, HBM bandwidth over the framework's
+     * extra element-wise traffic, or (COPY: a gather or scatter of whole rows, the permutation of routed tokens) HBM
+     * bandwidth alone.
+     */
+    public enum Kind { GEMM, ATTENTION, MEMORY, COPY }
 
     /** A GEMM of {@code count} instances (layers): one kernel forward, two backward (input and weight gradients). */
     static Operation gemm(String name, boolean inLayer, double flops, double m, double n, double count) {
-        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n, count, 2 * count);
+        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n, 1, 0, count, 2 * count);
+    }
+
+    /**
+     * The experts of {@code count} MoE layers as one grouped GEMM each (Transformer Engine's and CUTLASS's grouped
+     * GEMMs, torch._grouped_mm): {@code groups} problems of {@code m} tokens x {@code n} columns over {@code k}, whose
+     * weights and tokens ({@code bytes}, bf16) are read once; with few tokens an expert is bound by reading its weights.
+     */
+    static Operation groupedGemm(String name, double flops, double m, double n, double k, double groups, double count) {
+        double bytes = count * groups * (k * n + m * (k + n)) * 2;
+        return new Operation(name, Kind.GEMM, true, flops, bytes, m, n, groups, count * groups * k * n, count, 2 * count);
     }
 
     static Operation attention(String name, double flops, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0, forwardLaunches, backwardLaunches);
+        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
     static Operation memory(String name, boolean inLayer, double bytes, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0, forwardLaunches, backwardLaunches);
+        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+    }
+
+    /** A gather or scatter of whole rows, each read and written once ({@code bytes}). */
+    static Operation copy(String name, double bytes, double forwardLaunches, double backwardLaunches) {
+        return new Operation(name, Kind.COPY, true, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
     /** Kernel launches per micro-batch: forward, backward and a full recomputation's share of the layer's forward. */

@@ -10,11 +10,18 @@ public final class Params {
     public static double layer(Model m, int i) {
         double h = m.hidden();
         double kv = (double) m.kvHeads() * m.headDim();
-        double attn = h * (h + 2 * kv) + h * h + (m.qkvBias() ? h + 2 * kv : 0);
+        double q = m.attentionWidth();
+        double attn = h * (q + 2 * kv) + q * h + (m.qkvBias() ? q + 2 * kv : 0);
         double mlp = m.isMoeLayer(i)
                 ? m.moe().experts() * (m.gatedMlp() ? 3 : 2) * h * m.moe().ffnHidden() + h * m.moe().experts()
+                        + sharedExperts(m)
                 : (m.gatedMlp() ? 3 : 2) * h * m.ffnHidden();
         return attn + mlp + 2 * h;
+    }
+
+    /** The shared experts of one MoE layer: dense FFNs every token passes, split like the dense MLP. */
+    static double sharedExperts(Model m) {
+        return m.moe().sharedExperts() * (m.gatedMlp() ? 3 : 2) * (double) m.hidden() * m.moe().sharedFfnHidden();
     }
 
     /** Expert parameters of layer {@code i} (0 for a dense layer): these are sharded by expert parallelism. */
@@ -33,9 +40,10 @@ public final class Params {
         int moe = m.moeLayers(), dense = m.layers() - moe;
         double d = 0, e = 0;
         if (moe > 0) {
-            double experts = expertParams(m, 0);
+            int first = m.firstMoeLayer();
+            double experts = expertParams(m, first);
             e = moe * experts;
-            d += moe * (layer(m, 0) - experts);
+            d += moe * (layer(m, first) - experts);
         }
         if (dense > 0) d += dense * layer(m, m.firstDenseLayer());
         return new LayerSums(d, e);

@@ -8,7 +8,7 @@ import java.util.Locale;
  * replicas of a shard form {@link #ZERO_REPLICA}.
  */
 public enum ProcessGroup {
-    TP, CP, PP, DP, ZERO, ZERO_REPLICA, EP;
+    TP, CP, PP, DP, ZERO, ZERO_REPLICA, EP, ETP;
 
     /** The name in run-file and report terms: "tp", "zero-replica". */
     private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -18,7 +18,17 @@ public final class Roofline {
     /** SMs of an A100, for a GPU whose count the catalogue does not give. */
     static final int DEFAULT_SMS = 108;
 
-    private final double gemmRate, attentionRate, hbmRate;
+    /**
+     * A grouped GEMM runs at the smooth maximum (p-norm) of its compute time and the time to read its weights and
+     * tokens: measured on an H200 over 30 grouped GEMMs (torch._grouped_mm; 8-128 experts, 64-8192 tokens each,
+     * hidden 2048-4096, expert width 768-14336; bench/h200_moe_kernels.py,
+     * knowledge-base/measurements/h200-moe-kernels.json), p = 1.5 gives a mean absolute log error of 0.127 and no bias
+     * (p = 1, the sum: 0.22; p = 3: 0.16, 16% too fast); the compute at the bf16 MAMF with its waves and 128-row tiles,
+     * the bytes at the HBM fraction below.
+     */
+    public static final double GROUPED_GEMM_POWER = 1.5;
+
+    private final double gemmRate, attentionRate, hbmRate, streamRate, gradBytes;
     private final int sms;
 
     public Roofline(Gpu gpu, Training t, Efficiency eff) {
@@ -28,32 +38,69 @@ public final class Roofline {
         // without flash, the score GEMMs run as batched GEMMs: in bf16 on tensor cores, or (PyTorch's math backend)
         // upcast to fp32 on CUDA cores; the compute scale a fit finds applies to them as to every kernel
         if (t.flashAttention())
-            attentionRate = peakBf16 * eff.attentionFractionOfPeak() * Efficiency.attentionKernelSpeed(t.attentionKernel());
+            attentionRate = peakBf16 * eff.attentionFractionOfPeak();
         else if (t.attentionKernel() == AttentionKernel.MATH)
             attentionRate = gpu.peakTflops(Precision.FP32) * 1e12 * Efficiency.MATH_ATTENTION_FP32_FRACTION
-                    * eff.gemmFractionOfPeak() / Efficiency.defaults(gpu, t.precision()).gemmFractionOfPeak();
+                    * eff.gemmFractionOfPeak() / Efficiency.gemmFraction(gpu);
         else
             attentionRate = peakBf16 * eff.gemmFractionOfPeak();
         hbmRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction() / eff.elementwiseTraffic();
+        // a grouped GEMM's weights, and a row gather, stream at the achieved HBM bandwidth with no extra traffic:
+        // index_select of routed token copies moved 3.7-4.1 TB/s on an H200, 78-86% of its 4.8 TB/s
+        // (bench/h200_moe_kernels.py, permutation rows), about the HBM fraction
+        streamRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction();
+        gradBytes = t.gradReducePrecision().bytes;
         sms = gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS;
     }
 
     public double forwardSeconds(Operation o) {
         return switch (o.kind()) {
-            case GEMM -> o.flops() / (gemmRate * waveEfficiency(o));
+            case GEMM -> gemmSeconds(o);
             case ATTENTION -> o.flops() / attentionRate;
             case MEMORY -> o.bytes() / hbmRate;
+            case COPY -> o.bytes() / streamRate;
         };
     }
 
-    /** Of a GEMM's waves over the SMs, the share of SM slots busy; 1 for an operation that is not a GEMM. */
-    public double waveEfficiency(Operation o) {
-        return o.kind() == Operation.Kind.GEMM ? waves(o.m(), o.n(), sms) : 1;
+    /**
+     * The backward of one operation: twice its forward (input and weight gradients, Narayanan et al. 2021), except a
+     * grouped GEMM's, whose input-gradient GEMM streams the bytes its forward does and whose weight-gradient GEMM reads
+     * the tokens and output gradients and reads and writes the weight gradients in their precision (Megatron's
+     * gradient-accumulation fusion adds each micro-batch's into the fp32 main gradient): with few tokens an expert's
+     * weight gradient is bound by that traffic.
+     */
+    public double backwardSeconds(Operation o) {
+        if (o.kind() != Operation.Kind.GEMM || o.bytes() <= 0) return 2 * forwardSeconds(o);
+        double compute = o.flops() / (gemmRate * waveEfficiency(o));
+        double weightGradient = o.bytes() - 2 * o.weights() + 2 * gradBytes * o.weights();
+        return bound(compute, o.bytes()) + bound(compute, weightGradient);
     }
 
-    /** Fraction of the GPU's SMs busy over the waves of an M x N output tiled by {@link #TILE}. */
-    static double waves(double m, double n, int sms) {
-        double tiles = Math.ceil(m / TILE) * Math.ceil(n / TILE);
+    /** A GEMM's compute at its waves; a grouped GEMM's also bound by reading its weights ({@link #GROUPED_GEMM_POWER}). */
+    private double gemmSeconds(Operation o) {
+        double compute = o.flops() / (gemmRate * waveEfficiency(o));
+        return o.bytes() <= 0 ? compute : bound(compute, o.bytes());
+    }
+
+    /** The p-norm of a grouped GEMM's compute time and the time to stream {@code bytes}. */
+    private double bound(double compute, double bytes) {
+        double read = bytes / streamRate;
+        return Math.pow(Math.pow(compute, GROUPED_GEMM_POWER) + Math.pow(read, GROUPED_GEMM_POWER), 1 / GROUPED_GEMM_POWER);
+    }
+
+    /**
+     * Of a GEMM's waves over the SMs, the share of SM slots busy, and for a grouped GEMM of few tokens per expert the
+     * share of its 128-row tiles' rows that hold a token; 1 for an operation that is not a GEMM.
+     */
+    public double waveEfficiency(Operation o) {
+        if (o.kind() != Operation.Kind.GEMM) return 1;
+        double w = waves(o.m(), o.n(), o.groups(), sms);
+        return o.bytes() > 0 ? w * o.m() / (TILE * Math.ceil(o.m() / TILE)) : w;
+    }
+
+    /** Fraction of the GPU's SMs busy over the waves of {@code groups} M x N outputs tiled by {@link #TILE}. */
+    static double waves(double m, double n, double groups, int sms) {
+        double tiles = groups * Math.ceil(m / TILE) * Math.ceil(n / TILE);
         double waves = Math.ceil(tiles / sms);
         return tiles / (waves * sms);
     }

@@ -18,7 +18,7 @@ public record Scenario(Cluster cluster, RunMetrics run, Efficiency base, double 
 
     /** The run as the catalogue describes it: default efficiencies of its GPU and precision. */
     public static Scenario catalogue(Cluster cluster, RunMetrics run) {
-        Efficiency d = Efficiency.defaults(cluster.gpu(), run.training().precision());
+        Efficiency d = Efficiency.defaults(cluster.gpu(), run);
         return new Scenario(cluster, run, d, 1.0, d.overlapFraction());
     }
 

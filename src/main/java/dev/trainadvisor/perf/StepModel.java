@@ -20,7 +20,7 @@ public final class StepModel {
     private StepModel() {}
 
     public static StepPrediction predict(Cluster cluster, RunMetrics run) {
-        return predict(cluster, run, Efficiency.defaults(cluster.gpu(), run.training().precision()));
+        return predict(cluster, run, Efficiency.defaults(cluster.gpu(), run));
     }
 
     public static StepPrediction predict(Cluster cluster, RunMetrics run, Efficiency eff) {

@@ -30,7 +30,7 @@ public final class StepOperations {
         int moeLayers = m.moeLayers(), denseLayers = m.layers() - moeLayers;
         double share = tokens * stageShare / tp;   // FLOPs per token of the whole model's layers -> this GPU's share
         LayerFlops dense = denseLayers > 0 ? LayerFlops.of(m, m.firstDenseLayer(), t.seqLen()) : null;
-        LayerFlops moe = moeLayers > 0 ? LayerFlops.of(m, 0, t.seqLen()) : null;
+        LayerFlops moe = moeLayers > 0 ? LayerFlops.of(m, m.firstMoeLayer(), t.seqLen()) : null;
         double qkv = 0, core = 0, outProj = 0;
         for (LayerFlops f : new LayerFlops[]{dense, moe}) {
             if (f == null) continue;
@@ -42,7 +42,7 @@ public final class StepOperations {
         double layersPerStage = (double) m.layers() / p.pp();
         double moePerStage = (double) moeLayers / p.pp(), densePerStage = (double) denseLayers / p.pp();
         List<Operation> out = new ArrayList<>();
-        out.add(Operation.gemm("qkv", true, qkv * share, tokens, (h + 2 * kv) / tp, layersPerStage));
+        out.add(Operation.gemm("qkv", true, qkv * share, tokens, (m.attentionWidth() + 2 * kv) / tp, layersPerStage));
         boolean math = !t.flashAttention() && t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH;
         out.add(Operation.attention("attention-core", core * causal * share,
                 layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD
@@ -50,17 +50,7 @@ public final class StepOperations {
                 layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD
                         : math ? KernelLaunches.MATH_BACKWARD : KernelLaunches.UNFUSED_BACKWARD)));
         out.add(Operation.gemm("attention-out", true, outProj * share, tokens, h, layersPerStage));
-        if (moe != null) {
-            // each of this GPU's experts gets tokens x top-k / experts of them, from every rank of its EP group
-            double expertTokens = tokens * m.moe().topK() / m.moe().experts() * p.ep();
-            double ffn = m.moe().ffnHidden(), gate = m.gatedMlp() ? 2 : 1;
-            // the experts as one grouped GEMM each way
-            out.add(Operation.gemm("router", true, moeLayers * moe.router() * share, tokens, m.moe().experts(), moePerStage));
-            out.add(Operation.gemm("expert-up", true, moeLayers * gate * 2 * h * ffn * m.moe().topK() * share,
-                    expertTokens, ffn * gate / tp, moePerStage));
-            out.add(Operation.gemm("expert-down", true, moeLayers * 2 * h * ffn * m.moe().topK() * share, expertTokens, h,
-                    moePerStage));
-        }
+        if (moe != null) out.addAll(experts(m, p, tokens, share, moe, moePerStage));
         if (dense != null) {
             double ffn = m.ffnHidden(), gate = m.gatedMlp() ? 2 : 1;
             out.add(Operation.gemm("mlp-up", true, denseLayers * gate * 2 * h * ffn * share, tokens, ffn * gate / tp,
@@ -79,11 +69,54 @@ public final class StepOperations {
         Operation logits = Operation.gemm("logits", false, tokens * 2 * h * m.vocab() / tp, tokens, (double) m.vocab() / tp, 1);
         // tied embeddings: the output head's weight gradient is added to the embedding's
         out.add(m.tiedEmbeddings() ? new Operation(logits.name(), logits.kind(), false, logits.flops(), 0, logits.m(),
-                logits.n(), 1, 3) : logits);
+                logits.n(), 1, 0, 1, 3) : logits);
         // logits read in bf16, upcast to fp32, softmax and its gradient: a third of the bytes forward, two in backward
         out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p) / 3,
                 KernelLaunches.CROSS_ENTROPY_FORWARD, KernelLaunches.CROSS_ENTROPY_BACKWARD));
         return java.util.Collections.unmodifiableList(out);
+    }
+
+    /**
+     * An MoE layer's own operations, the stage's MoE layers together: the router, the permutation of the routed token
+     * copies into expert order and back, the routed experts as grouped GEMMs and the shared experts as dense ones.
+     * Folded (Megatron-Core's MoE parallel folding), a stage's TP x CP x DP ranks hold the experts as ETP x EP x EDP:
+     * an expert's {@code tokens x dp x top-k / experts} routed copies split over its EDP replicas, its width over ETP,
+     * so each of a GPU's {@code experts / ep} experts multiplies {@code tokens x top-k x ep x etp / (experts x tp)}
+     * tokens, times the capacity factor when padded to capacity.
+     */
+    private static List<Operation> experts(Model m, Parallel p, double tokens, double share, LayerFlops moe,
+                                           double moePerStage) {
+        dev.trainadvisor.spec.Moe e = m.moe();
+        double h = m.hidden(), ffn = e.ffnHidden(), gate = m.gatedMlp() ? 2 : 1, pad = e.paddedShare();
+        int moeLayers = m.moeLayers();
+        // with sequence parallelism each TP rank routes its slice of the tokens; the routed copies it permutes
+        double local = tokens / (p.sequenceParallel() ? p.tp() : 1);
+        double routed = local * e.topK() * pad;
+        double perExpert = tokens * e.topK() * pad * p.ep() * p.etp() / ((double) e.experts() * p.tp());
+        double localExperts = (double) e.experts() / p.ep();
+        List<Operation> out = new ArrayList<>();
+        out.add(Operation.gemm("router", true, moeLayers * moe.router() * share, tokens, e.experts(), moePerStage));
+        // logits, probabilities and the routing map in fp32, written and read
+        out.add(Operation.memory("router-topk", true, local * moePerStage * e.experts() * 4 * 4,
+                moePerStage * KernelLaunches.ROUTER_FORWARD, moePerStage * KernelLaunches.ROUTER_BACKWARD));
+        // each routed copy read and written by the permutation and by the unpermutation, and by the sort by local
+        // expert after an all-to-all
+        boolean sorted = p.ep() > 1 && localExperts > 1;
+        out.add(Operation.copy("permutation", moePerStage * routed * h * 2 * 2 * 2 * (sorted ? 2 : 1),
+                moePerStage * KernelLaunches.PERMUTE_FORWARD * (sorted ? 2 : 1),
+                moePerStage * KernelLaunches.PERMUTE_BACKWARD * (sorted ? 2 : 1)));
+        out.add(Operation.groupedGemm("expert-up", moeLayers * gate * 2 * h * ffn * e.topK() * pad * share,
+                perExpert, ffn * gate / p.etp(), h, localExperts, moePerStage));
+        out.add(Operation.groupedGemm("expert-down", moeLayers * 2 * h * ffn * e.topK() * pad * share,
+                perExpert, h, ffn / p.etp(), localExperts, moePerStage));
+        if (e.sharedExperts() > 0) {
+            // every token through the shared experts, split over TP like the dense MLP
+            double sf = (double) e.sharedExperts() * e.sharedFfnHidden();
+            out.add(Operation.gemm("shared-expert-up", true, moeLayers * gate * 2 * h * sf * share, tokens,
+                    sf * gate / p.tp(), moePerStage));
+            out.add(Operation.gemm("shared-expert-down", true, moeLayers * 2 * h * sf * share, tokens, h, moePerStage));
+        }
+        return out;
     }
 
     /** Tokens of one micro-batch on one GPU: context parallelism splits the sequence. */

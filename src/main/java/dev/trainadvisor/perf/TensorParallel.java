@@ -12,11 +12,14 @@ import java.util.List;
  */
 final class TensorParallel implements ParallelDimension {
 
-    /** Every weight matrix, the vocabulary and the activations between its collectives; with SP the rest too. */
+    /**
+     * Every dense weight matrix, the vocabulary and the activations between its collectives; with SP the rest too.
+     * The experts' weights are split by expert tensor parallelism ({@link ExpertParallel}).
+     */
     @Override
     public double shards(MemoryPart part, Parallel p) {
         return switch (part) {
-            case LAYER_WEIGHTS, EXPERT_WEIGHTS, VOCABULARY, SPLIT_ACTIVATIONS -> p.tp();
+            case LAYER_WEIGHTS, VOCABULARY, SPLIT_ACTIVATIONS -> p.tp();
             case REPLICATED_ACTIVATIONS -> p.sequenceParallel() ? p.tp() : 1;
             default -> 1;
         };

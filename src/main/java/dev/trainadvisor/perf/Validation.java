@@ -23,7 +23,7 @@ public final class Validation {
      */
     public record Row(String id, String sourceGroup, String split, String excluded, String observedFrom, double tokensObserved, double tokensPredicted,
                       double tokensError, String convention, double tflopsObserved, double tflopsPredicted,
-                      double tflopsError) {}
+                      double tflopsError, int gpus, RunClass runClass) {}
 
     /** Mean absolute percentage error and mean signed error over a set of rows. */
     public record Summary(String group, String split, int rows, double tokensMape, double tokensBias, int tflopsRows,
@@ -45,7 +45,7 @@ public final class Validation {
             tErr = tPred / tObs - 1;
         }
         return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), o.source() == null ? null : o.source().key(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
-                tObs, tPred, tErr);
+                tObs, tPred, tErr, c.gpus(), RunClass.of(c, run, p));
     }
 
     public static Report of(List<ReferenceRun> runs) {

@@ -1,9 +1,10 @@
 package dev.trainadvisor.spec;
 
 /**
- * How a run computes attention. With {@code flash_attention} on, a fused kernel: the catalogue's per-GPU attention
- * fraction is FlashAttention-2's and the others are timed relative to it (perf.Efficiency#attentionKernelSpeed). Off,
- * the score matrix goes through memory: {@link #UNFUSED} (the default) or {@link #MATH}.
+ * How a run computes attention. With {@code flash_attention} on, a fused kernel: timed by its measured curve over
+ * sequence length where knowledge-base/attention-kernels.json has one for the GPU's architecture, else relative to the
+ * catalogue's per-GPU FlashAttention-2 fraction (perf.Efficiency#attentionKernelSpeed). Off, the score matrix goes
+ * through memory: {@link #UNFUSED} (the default) or {@link #MATH}.
  */
 public enum AttentionKernel {
     /** FlashAttention-2, also what PyTorch SDPA's flash backend runs (the default). */
@@ -14,6 +15,11 @@ public enum AttentionKernel {
     TRITON,
     /** FlashAttention-3, Hopper only. */
     FA3,
+    /**
+     * cuDNN's fused attention: Transformer Engine's choice on Hopper and later (Megatron-LM, NeMo), and PyTorch SDPA's
+     * SDPBackend.CUDNN_ATTENTION (its default on Hopper only where the bundled cuDNN is newer than 9.15).
+     */
+    CUDNN,
     /** Without flash: bf16 batched GEMMs on tensor cores and a fused scale-mask-softmax (Megatron's core attention). */
     UNFUSED,
     /**

@@ -33,6 +33,7 @@ public final class Catalog {
                                int defaultNicsPerNode, String source) {}
 
     private final Transports transports;
+    private final Map<String, AttentionCurve> attention;
 
     /**
      * knowledge-base/transports.json: what each NCCL transport does to an intra-node link's bus bandwidth and to the
@@ -62,11 +63,13 @@ public final class Catalog {
     }
 
     private Catalog(Map<String, Entry<Gpu>> gpus, Map<String, Entry<IntraNodeLink>> links,
-                    Map<String, Entry<NetworkEntry>> networks, Transports transports) {
+                    Map<String, Entry<NetworkEntry>> networks, Transports transports,
+                    Map<String, AttentionCurve> attention) {
         this.gpus = gpus;
         this.links = links;
         this.networks = networks;
         this.transports = transports;
+        this.attention = attention;
     }
 
     public static Catalog builtIn() {
@@ -121,9 +124,24 @@ public final class Catalog {
         }
         t.get("socket_link_gbps_by_pcie_gen").fields()
                 .forEachRemaining(e -> socketLinks.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
+        Map<String, AttentionCurve> curves = new LinkedHashMap<>();
+        for (JsonNode c : read("knowledge-base/attention-kernels.json").get("curves")) {
+            AttentionKernel k = AttentionKernel.valueOf(c.get("kernel").asText().toUpperCase(java.util.Locale.ROOT));
+            double[] seq = numbers(c.get("seq_len")), fraction = numbers(c.get("fraction"));
+            AttentionCurve curve = new AttentionCurve(c.get("architecture").asText(), k, seq, fraction,
+                    c.path("source").asText());
+            curves.put(curve.architecture() + "/" + k, curve);
+        }
         return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
                 Collections.unmodifiableMap(nets), new Transports(Collections.unmodifiableMap(shm), socket,
-                Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference), t));
+                Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference), t),
+                Collections.unmodifiableMap(curves));
+    }
+
+    private static double[] numbers(JsonNode array) {
+        double[] out = new double[array.size()];
+        for (int i = 0; i < out.length; i++) out[i] = array.get(i).asDouble();
+        return out;
     }
 
     static JsonNode read(String resource) {
@@ -149,6 +167,11 @@ public final class Catalog {
     public Map<String, Entry<IntraNodeLink>> links() { return links; }
     public Map<String, Entry<NetworkEntry>> networks() { return networks; }
     public Transports transports() { return transports; }
+
+    /** The measured curve of a fused attention kernel on an architecture, or null where none is catalogued. */
+    public AttentionCurve attentionCurve(String architecture, AttentionKernel kernel) {
+        return architecture == null ? null : attention.get(architecture + "/" + kernel);
+    }
 
     /**
      * The GPU of the same architecture sold in NVLink nodes, with at least this one's memory (the

@@ -8,10 +8,21 @@ package dev.trainadvisor.spec;
  *                 ffn_hidden 11008 rounds 4096*8/3 up to a multiple of 256); only FLOPs conventions use it
  * @param norm              the layer norm (element-wise traffic of eager kernels)
  * @param positionEmbedding rope adds a rotary pass over q and k to every layer
+ * @param headDim           each attention head's width: hidden / heads unless the model sets its own (Qwen3's
+ *                          head_dim 128 over hidden 2048 and 32 heads), so queries and the attention output are
+ *                          {@code heads x headDim} wide
  */
 public record Model(String name, int layers, int hidden, int heads, int kvHeads, int ffnHidden, int vocab,
                     boolean gatedMlp, boolean tiedEmbeddings, boolean qkvBias, Moe moe, double mlpRatio,
-                    Norm norm, PositionEmbedding positionEmbedding) {
+                    Norm norm, PositionEmbedding positionEmbedding, int headDim) {
+
+    /** Heads of hidden / heads. */
+    public Model(String name, int layers, int hidden, int heads, int kvHeads, int ffnHidden, int vocab,
+                 boolean gatedMlp, boolean tiedEmbeddings, boolean qkvBias, Moe moe, double mlpRatio,
+                 Norm norm, PositionEmbedding positionEmbedding) {
+        this(name, layers, hidden, heads, kvHeads, ffnHidden, vocab, gatedMlp, tiedEmbeddings, qkvBias, moe, mlpRatio,
+                norm, positionEmbedding, hidden / heads);
+    }
 
     /** A Llama-style model: RMSNorm and rotary position embeddings. */
     public Model(String name, int layers, int hidden, int heads, int kvHeads, int ffnHidden, int vocab,
@@ -20,12 +31,16 @@ public record Model(String name, int layers, int hidden, int heads, int kvHeads,
                 Norm.RMSNORM, PositionEmbedding.ROPE);
     }
 
-    public int headDim() { return hidden / heads; }
+    /** The queries' and the attention output's width: heads x head_dim (hidden, unless head_dim is the model's own). */
+    public double attentionWidth() { return (double) heads * headDim; }
 
     public boolean isMoe() { return moe != null; }
 
-    /** Whether layer {@code i} (0-based) carries experts; Megatron's moe_layer_freq counts from the first layer. */
-    public boolean isMoeLayer(int i) { return moe != null && i % moe.every() == 0; }
+    /**
+     * Whether layer {@code i} (0-based) carries experts; Megatron's moe_layer_freq counts from the first layer after
+     * the leading dense ones (DeepSeek's first_k_dense_replace).
+     */
+    public boolean isMoeLayer(int i) { return moe != null && moe.isMoeLayer(i); }
 
     /** The index of the first layer without experts; -1 when every layer has them. */
     public int firstDenseLayer() {
@@ -33,8 +48,22 @@ public record Model(String name, int layers, int hidden, int heads, int kvHeads,
         return -1;
     }
 
+    /** The index of the first layer with experts; -1 for a dense model. */
+    public int firstMoeLayer() {
+        for (int i = 0; i < layers; i++) if (isMoeLayer(i)) return i;
+        return -1;
+    }
+
+    /**
+     * The MLP width a token passes through in an MoE layer (top-k routed experts and the shared ones) or a dense one:
+     * what its activations and element-wise work scale with.
+     */
+    public double mlpWidthPerToken() {
+        return moe == null ? ffnHidden
+                : (double) moe.ffnHidden() * moe.topK() + (double) moe.sharedExperts() * moe.sharedFfnHidden();
+    }
+
     public int moeLayers() {
-        if (moe == null) return 0;
-        return (layers + moe.every() - 1) / moe.every();
+        return moe == null ? 0 : moe.moeLayers(layers);
     }
 }

@@ -7,10 +7,21 @@ package dev.trainadvisor.spec;
  * @param zeroGroupSize ranks that shard the optimizer state; divides dp (InternEvo zero1=8 shards inside a node)
  * @param overlapTpComm tensor-parallel collectives pipelined with the GEMMs they feed (Megatron --tp-comm-overlap,
  *                      Transformer Engine userbuffers), instead of exposed
+ * @param etp           expert tensor parallelism: the ranks that split each expert's FFN. Megatron-Core folds the expert
+ *                      layers' ranks, ETP innermost, then EP, then expert data parallelism, over the same TP x CP x DP
+ *                      ranks the attention uses (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960), so
+ *                      {@code ep x etp} divides {@code tp x cp x dp}; equal to tp unless set
  */
 public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage,
                        int zeroGroupSize, int virtualStages, boolean overlapGradReduce,
-                       boolean overlapParamGather, boolean overlapTpComm) {
+                       boolean overlapParamGather, boolean overlapTpComm, int etp) {
+
+    /** Experts split like the dense layers (expert tensor parallelism equal to tp). */
+    public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,
+                    int virtualStages, boolean overlapGradReduce, boolean overlapParamGather, boolean overlapTpComm) {
+        this(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, zeroGroupSize, virtualStages, overlapGradReduce,
+                overlapParamGather, overlapTpComm, tp);
+    }
 
     /** Without tensor-parallel communication overlap (Megatron's --tp-comm-overlap off, the default). */
     public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,
@@ -20,4 +31,7 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
     }
 
     public int modelParallel() { return tp * pp * cp; }
+
+    /** Replicas of each expert that split its tokens: the folded group's ranks over {@code ep x etp}. */
+    public int expertDataParallel() { return tp * cp * dp / (ep * etp); }
 }

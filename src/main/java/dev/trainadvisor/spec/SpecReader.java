@@ -40,14 +40,15 @@ public final class SpecReader {
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
     private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
-            "mamf_tflops_bf16", "attention_fraction", "sms", "source");
+            "mamf_tflops_bf16", "attention_fraction", "sms", "source", "architecture");
     private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
             "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings", "qkv_bias", "moe", "mlp_ratio", "position_embedding",
-            "norm", "max_seq_len", "params_b", "source", "notes");
-    private static final Set<String> MOE = Set.of("experts", "top_k", "ffn_hidden", "every");
+            "norm", "max_seq_len", "params_b", "source", "notes", "head_dim");
+    private static final Set<String> MOE = Set.of("experts", "top_k", "ffn_hidden", "every", "first_dense",
+            "shared_experts", "shared_ffn_hidden", "capacity_factor", "load_imbalance");
     private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
-            "overlap_tp_comm");
+            "overlap_tp_comm", "etp");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels", "cuda_graphs");
@@ -365,8 +366,15 @@ public final class SpecReader {
         String key = f.string("key", f.string("name", "custom-gpu"));
         double attention = f.positiveDouble("attention_fraction", Double.NaN);
         if (attention > 1) throw f.error("attention_fraction", "a fraction of peak between 0 and 1, got " + attention);
+        String arch = f.string("architecture", "");
+        java.util.Set<String> known = new java.util.TreeSet<>();
+        for (Catalog.Entry<Gpu> e : Catalog.builtIn().gpus().values()) known.add(e.value().architecture());
+        known.remove("");
+        if (!arch.isEmpty() && !known.contains(arch))
+            throw f.error("architecture", "one of " + String.join(", ", known) + " (as gpus.json names them), got '"
+                    + arch + "'");
         return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN), attention,
-                f.positiveInt("sms", 0), "", null, f.string("source", "given in " + c.file()), 0, true);
+                f.positiveInt("sms", 0), arch, null, f.string("source", "given in " + c.file()), 0, true);
     }
 
     // ---------------------------------------------------------------- model
@@ -390,7 +398,9 @@ public final class SpecReader {
         int kvHeads = m.positiveInt("kv_heads", heads);
         int ffn = m.requirePositiveInt("ffn_hidden");
         int vocab = m.requirePositiveInt("vocab");
-        if (hidden % heads != 0) throw m.error("heads", "a divisor of hidden (" + hidden + "), got " + heads);
+        if (!m.has("head_dim") && hidden % heads != 0)
+            throw m.error("heads", "a divisor of hidden (" + hidden + "), or head_dim set, got " + heads);
+        int headDim = m.positiveInt("head_dim", hidden / heads);
         if (heads % kvHeads != 0) throw m.error("kv_heads", "a divisor of heads (" + heads + "), got " + kvHeads);
         Moe moe = null;
         if (m.has("moe")) {
@@ -399,14 +409,28 @@ public final class SpecReader {
             int experts = f.requirePositiveInt("experts");
             int topK = f.requirePositiveInt("top_k");
             if (topK > experts) throw f.error("top_k", "at most experts (" + experts + "), got " + topK);
-            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn), f.positiveInt("every", 1));
+            int firstDense = f.nonNegativeInt("first_dense", 0, layers - 1);
+            int shared = f.nonNegativeInt("shared_experts", 0, experts);
+            int sharedFfn = f.positiveInt("shared_ffn_hidden", f.positiveInt("ffn_hidden", ffn));
+            double capacity = f.nonNegativeDouble("capacity_factor", 0);
+            if (capacity > 0 && capacity < 1)
+                throw f.error("capacity_factor", "at least 1 (each expert's share of the tokens times it), or 0 for "
+                        + "dropless routing, got " + capacity);
+            double imbalance = f.positiveDouble("load_imbalance", 1.0);
+            if (imbalance < 1)
+                throw f.error("load_imbalance", "at least 1 (the busiest rank's routed tokens over the mean), got " + imbalance);
+            if (imbalance > 1 && capacity > 0)
+                throw f.error("load_imbalance", "1 with capacity_factor " + capacity + " (a capacity drops what exceeds it), got "
+                        + imbalance);
+            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn), f.positiveInt("every", 1), firstDense,
+                    shared, sharedFfn, capacity, imbalance);
         }
         String name = m.string("name", raw.isTextual() ? raw.asText() : "custom-model");
         return new Model(name, layers, hidden, heads, kvHeads, ffn, vocab, m.bool("gated_mlp", true),
                 m.bool("tied_embeddings", false), m.bool("qkv_bias", false), moe,
                 m.positiveDouble("mlp_ratio", (double) ffn / hidden),
                 m.choice("norm", Norm.RMSNORM, Norm.class),
-                m.choice("position_embedding", PositionEmbedding.ROPE, PositionEmbedding.class));
+                m.choice("position_embedding", PositionEmbedding.ROPE, PositionEmbedding.class), headDim);
     }
 
     // ---------------------------------------------------------------- training and parallel
@@ -430,7 +454,7 @@ public final class SpecReader {
                 AttentionKernel.class);
         if (kernel.flash() != flash)
             throw t.error("attention_kernel", flash
-                    ? "a fused kernel (fa2, fa1, triton, fa3) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
+                    ? "a fused kernel (fa2, fa1, triton, fa3, cudnn) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
                             + " is attention without flash: flash_attention false with it"
                     : "unfused or math with flash_attention false (the kernel of fused attention needs flash_attention: true)");
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
@@ -469,17 +493,27 @@ public final class SpecReader {
                     + pp + "*" + vs);
         if (training.seqLen() % cp != 0)
             throw p.error("cp", "a divisor of seq_len (" + training.seqLen() + "), got cp=" + cp);
-        if (ep > 1) {
-            if (!model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
+        int etp = p.positiveInt("etp", tp);
+        if (!model.isMoe() && p.has("etp") && etp != tp)
+            throw p.error("etp", "tp (" + tp + ") for a dense model (expert tensor parallelism needs moe), got " + etp);
+        if (ep > 1 && !model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
+        if (model.isMoe()) {
             if (model.moe().experts() % ep != 0)
                 throw p.error("ep", "a divisor of the " + model.moe().experts() + " experts, got " + ep);
-            if ((dp * cp) % ep != 0) throw p.error("ep", "a divisor of dp*cp (" + dp * cp + "), got " + ep);
+            if (model.moe().ffnHidden() % etp != 0)
+                throw p.error("etp", "a divisor of the experts' ffn_hidden (" + model.moe().ffnHidden() + "), got " + etp);
+            // Megatron-Core folds the experts' ETP x EP over the attention's TP x CP x DP ranks of a stage
+            if ((tp * cp * dp) % (ep * etp) != 0)
+                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + ep * etp
+                        + ") to divide tp*cp*dp (" + tp * cp * dp + "): the expert layers fold their ranks over the "
+                        + "attention's (MoE parallel folding; etp defaults to tp)");
         }
         int zero = p.nonNegativeInt("zero_stage", 0, 3);
         int zg = p.positiveInt("zero_group_size", dp);
         if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
         return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
-                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false));
+                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false),
+                etp);
     }
 
     private Measurements metrics(Fields m) {

@@ -44,6 +44,7 @@ public final class SpecWriter {
             if (!Double.isNaN(g.mamfTflopsBf16())) gpu.put("mamf_tflops_bf16", g.mamfTflopsBf16());
             if (!Double.isNaN(g.attentionFraction())) gpu.put("attention_fraction", g.attentionFraction());
             if (g.sms() > 0) gpu.put("sms", g.sms());
+            if (!g.architecture().isEmpty()) gpu.put("architecture", g.architecture());
             gpu.put("source", g.source());
         }
         o.put("nodes", c.nodes());
@@ -80,6 +81,7 @@ public final class SpecWriter {
         o.put("hidden", m.hidden());
         o.put("heads", m.heads());
         o.put("kv_heads", m.kvHeads());
+        if (m.headDim() != m.hidden() / m.heads()) o.put("head_dim", m.headDim());
         o.put("ffn_hidden", m.ffnHidden());
         o.put("vocab", m.vocab());
         o.put("gated_mlp", m.gatedMlp());
@@ -94,6 +96,13 @@ public final class SpecWriter {
             moe.put("top_k", m.moe().topK());
             moe.put("ffn_hidden", m.moe().ffnHidden());
             moe.put("every", m.moe().every());
+            if (m.moe().firstDense() > 0) moe.put("first_dense", m.moe().firstDense());
+            if (m.moe().sharedExperts() > 0) {
+                moe.put("shared_experts", m.moe().sharedExperts());
+                moe.put("shared_ffn_hidden", m.moe().sharedFfnHidden());
+            }
+            if (m.moe().capacityFactor() > 0) moe.put("capacity_factor", m.moe().capacityFactor());
+            if (m.moe().loadImbalance() != 1) moe.put("load_imbalance", m.moe().loadImbalance());
         }
         return o;
     }
@@ -105,6 +114,7 @@ public final class SpecWriter {
         o.put("dp", p.dp());
         o.put("cp", p.cp());
         o.put("ep", p.ep());
+        if (p.etp() != p.tp()) o.put("etp", p.etp());
         o.put("sequence_parallel", p.sequenceParallel());
         o.put("zero_stage", p.zeroStage());
         o.put("zero_group_size", p.zeroGroupSize());

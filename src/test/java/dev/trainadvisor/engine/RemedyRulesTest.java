@@ -268,7 +268,7 @@ class RemedyRulesTest {
     @Test
     void fusedElementwiseForEagerKernels() {
         RemedyProposal p = proposal(given(run(PCIE), "eager-elementwise").fire(), "fused-elementwise");
-        assertProposal(p, true, List.of("eager-elementwise"), "training.elementwise_kernels", "fused");
+        assertProposal(p, true, List.of("eager-elementwise"), "training.elementwise_kernels", "compiled");
         assertFalse(proposed(given(run(PCIE), "slow-attention-kernel").fire(), "fused-elementwise"));
     }
 

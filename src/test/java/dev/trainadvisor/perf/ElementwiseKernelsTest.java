@@ -63,9 +63,9 @@ class ElementwiseKernelsTest {
 
     @Test
     void unknownKindsNameTheChoices() {
-        SpecException e = assertThrows(SpecException.class, () -> read("llama-3-8b", Map.of("elementwise_kernels", "compiled")));
-        assertTrue(e.getMessage().contains("training.elementwise_kernels") && e.getMessage().contains("[fused, eager]")
-                && e.getMessage().contains("'compiled'"), e.getMessage());
+        SpecException e = assertThrows(SpecException.class, () -> read("llama-3-8b", Map.of("elementwise_kernels", "inductor")));
+        assertTrue(e.getMessage().contains("training.elementwise_kernels") && e.getMessage().contains("[fused, compiled, eager]")
+                && e.getMessage().contains("'inductor'"), e.getMessage());
         Map<String, Object> bad = new LinkedHashMap<>(Map.of("layers", 2, "hidden", 64, "heads", 4, "ffn_hidden", 256,
                 "vocab", 1000, "norm", "batchnorm"));
         SpecException n = assertThrows(SpecException.class, () -> read(bad, Map.of()));

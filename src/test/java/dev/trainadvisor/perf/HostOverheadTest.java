@@ -57,7 +57,7 @@ class HostOverheadTest {
 
     static ComputeTime compute(RunSpec s) {
         return ComputeTime.of(s.run().model(), s.run().parallel(), s.run().training(), s.cluster().gpu(),
-                Efficiency.defaults(s.cluster().gpu(), Precision.BF16));
+                Efficiency.defaults(s.cluster().gpu(), s.run()));
     }
 
     /**

@@ -35,7 +35,7 @@ class MathAttentionTest {
         if (!flash) tr.put("attention_kernel", "math");
         RunSpec s = new SpecReader().read(t, "one-layer");
         return ComputeTime.of(s.run().model(), s.run().parallel(), s.run().training(), s.cluster().gpu(),
-                Efficiency.defaults(s.cluster().gpu(), Precision.BF16));
+                Efficiency.defaults(s.cluster().gpu(), s.run()));
     }
 
     /** The attention core's and the softmax's GPU seconds over a forward + backward. */

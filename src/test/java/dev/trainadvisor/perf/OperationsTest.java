@@ -79,7 +79,8 @@ class OperationsTest {
     void everyGemmPaysItsOwnWaves() {
         Cluster c = PerfFixtures.dgxA100(1);
         Training t = PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, true);
-        Efficiency eff = Efficiency.defaults(c.gpu(), Precision.BF16);
+        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(PerfFixtures.gpt3_175b(),
+                PerfFixtures.parallel(8, 1, 1, false, 0, 1, 1), t));
         Roofline r = new Roofline(c.gpu(), t, eff);
         Map<String, Operation> ops = byName(StepOperations.of(PerfFixtures.gpt3_175b(),
                 PerfFixtures.parallel(8, 1, 1, false, 0, 1, 1), t));
@@ -100,7 +101,8 @@ class OperationsTest {
         Cluster c = PerfFixtures.dgxA100(1);
         Model m = PerfFixtures.gpt3_175b();
         Parallel p = PerfFixtures.parallel(8, 8, 1, false, 0, 1, 1);
-        Efficiency eff = Efficiency.defaults(c.gpu(), Precision.BF16);
+        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p,
+                PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, true)));
         ComputeTime none = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, true), c.gpu(), eff);
         ComputeTime full = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.FULL, Precision.BF16, true), c.gpu(), eff);
         ComputeTime selective = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.SELECTIVE, Precision.BF16, true), c.gpu(), eff);
@@ -132,7 +134,7 @@ class OperationsTest {
         Model m = PerfFixtures.gpt3_175b();
         Parallel p = PerfFixtures.parallel(8, 1, 1, false, 0, 1, 1);
         Training t = PerfFixtures.training(2048, 1, 4, Recompute.NONE, Precision.BF16, true);
-        Efficiency eff = Efficiency.defaults(c.gpu(), Precision.BF16);
+        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p, t));
         ComputeTime compute = ComputeTime.of(m, p, t, c.gpu(), eff);
         ParallelDimension pairs = new ParallelDimension() {
             @Override

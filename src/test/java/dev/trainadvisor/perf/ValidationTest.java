@@ -11,7 +11,8 @@ class ValidationTest {
 
     static Validation.Row row(String group, String split, double tokensError, double tflopsError) {
         return new Validation.Row("id", group, split, null, "tokens_per_gpu_per_s", 1000, 1000 * (1 + tokensError), tokensError,
-                Double.isNaN(tflopsError) ? null : "composer", 100, 100 * (1 + tflopsError), tflopsError);
+                Double.isNaN(tflopsError) ? null : "composer", 100, 100 * (1 + tflopsError), tflopsError, 8,
+                new RunClass(RunClass.Bound.COMPUTE, RunClass.Family.DENSE, false));
     }
 
     @Test
