@@ -5,6 +5,9 @@ import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.perf.Baseline;
+import dev.trainadvisor.perf.PredictionInterval;
+import dev.trainadvisor.perf.RunClass;
+import dev.trainadvisor.perf.Scenario;
 import dev.trainadvisor.perf.FitResult;
 import dev.trainadvisor.perf.StepPrediction;
 
@@ -32,6 +35,12 @@ public record Advice(JsonNode run, Baseline baseline, ObservationFact observed, 
 
     /** The fit, or null when the run measured no usable time. */
     public FitResult fit() { return baseline.fit(); }
+
+    /** How far the model has been off on validated runs like this one: the catalogue prediction's interval. */
+    public PredictionInterval interval() {
+        Scenario s = baseline.scenario();
+        return PredictionInterval.of(RunClass.of(s.cluster(), s.run(), expected()));
+    }
 
     /** The diagnosis that matters most, or null. */
     public Diagnosis top() { return diagnoses.isEmpty() ? null : diagnoses.get(0); }

@@ -55,6 +55,10 @@ final class ValidateCommand implements Callable<Integer> {
                     .append(pct(g.tokensMape())).append(" | ").append(signedPct(g.tokensBias())).append(" | ")
                     .append(g.tflopsRows()).append(" | ").append(pct(g.tflopsMape())).append(" |\n");
         }
+        s.append("\n| kind of run | split | runs | MAPE tokens/GPU/s | bias |\n|---|---|---:|---:|---:|\n");
+        for (Validation.Summary g : r.kinds())
+            s.append("| ").append(g.group()).append(" | ").append(g.split()).append(" | ").append(g.rows()).append(" | ")
+                    .append(pct(g.tokensMape())).append(" | ").append(signedPct(g.tokensBias())).append(" |\n");
         List<Validation.Row> excluded = r.rows().stream().filter(x -> x.excluded() != null).toList();
         if (!excluded.isEmpty()) {
             s.append("\nLeft out of the averages (the run file cannot express them):\n");

@@ -29,7 +29,11 @@ public final class Validation {
     public record Summary(String group, String split, int rows, double tokensMape, double tokensBias, int tflopsRows,
                           double tflopsMape) {}
 
-    public record Report(List<Row> rows, List<Summary> summaries) {}
+    /**
+     * @param summaries per source group and split, then overall
+     * @param kinds     per kind of run across the groups (RunClass: the family, 256 GPUs or more, what bounds the step)
+     */
+    public record Report(List<Row> rows, List<Summary> summaries, List<Summary> kinds) {}
 
     public static Row row(ReferenceRun r) {
         var c = r.spec().cluster();
@@ -62,7 +66,22 @@ public final class Validation {
         }
         for (String split : new String[]{"tune", "holdout", "all"}) out.add(summary("overall", split, rows));
         out.removeIf(s -> s.rows() == 0);
-        return new Report(List.copyOf(rows), List.copyOf(out));
+        Map<String, List<Row>> byKind = new java.util.TreeMap<>();
+        for (Row row : rows) for (String k : kinds(row.runClass())) byKind.computeIfAbsent(k, x -> new ArrayList<>()).add(row);
+        List<Summary> kinds = new ArrayList<>();
+        for (Map.Entry<String, List<Row>> e : byKind.entrySet())
+            for (String split : new String[]{"tune", "holdout"}) kinds.add(summary(e.getKey(), split, e.getValue()));
+        kinds.removeIf(s -> s.rows() == 0);
+        return new Report(List.copyOf(rows), List.copyOf(out), List.copyOf(kinds));
+    }
+
+    /** The kinds a run counts in: its family, 256 GPUs or more, what bounds its step. */
+    static List<String> kinds(RunClass c) {
+        List<String> out = new ArrayList<>();
+        out.add("family: " + c.family().name().toLowerCase(java.util.Locale.ROOT));
+        if (c.large()) out.add("GPUs: 256 or more");
+        out.add("bound by: " + c.bound().name().toLowerCase(java.util.Locale.ROOT));
+        return out;
     }
 
     static Summary summary(String group, String split, List<Row> rows) {

@@ -17,6 +17,7 @@ import dev.trainadvisor.perf.HypothesisFit;
 import dev.trainadvisor.perf.MeasurementCheck;
 import dev.trainadvisor.perf.MemoryEstimate;
 import dev.trainadvisor.perf.Phase;
+import dev.trainadvisor.perf.PredictionInterval;
 import dev.trainadvisor.perf.StepPrediction;
 
 import java.util.ArrayList;
@@ -40,7 +41,14 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     public record PredictionView(double stepTimeS, double tflopsPerGpu, double mfu, double hfu,
                                  double tokensPerGpuPerS, double modelFlopsPerToken, double hardwareFlopsPerToken,
                                  List<BreakdownLine> breakdown, List<CollectiveLine> collectives, MemoryView memory,
-                                 EfficiencyView efficiency, List<String> notes) {}
+                                 EfficiencyView efficiency, List<String> notes, IntervalView interval) {}
+
+    /**
+     * The prediction's interval: observed over predicted on the validated runs of its class (perf.PredictionInterval),
+     * applied to its throughput, TFLOPS and step time.
+     */
+    public record IntervalView(String basis, int rows, double lowRatio, double highRatio, double[] tokensPerGpuPerS,
+                               double[] tflopsPerGpu, double[] stepTimeS) {}
 
     public record BreakdownLine(String phase, double seconds, double exposedSeconds, String link) {}
 
@@ -94,7 +102,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                                      String explanation) {}
 
     public static AdviceView of(Advice a) {
-        return new AdviceView(a.run(), prediction(a.expected()), fit(a.fit()), observed(a.observed()), gap(a),
+        return new AdviceView(a.run(), prediction(a.expected(), a.interval()), fit(a.fit()), observed(a.observed()), gap(a),
                 a.baseline().implausible().stream().map(c -> new CheckView(c.kind().key(), c.metric().key(), c.measured(),
                         c.limit(), c.ratio())).toList(),
                 a.diagnoses().stream().map(AdviceView::diagnosis).toList(),
@@ -106,7 +114,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                 d.evidence(), d.rule(), d.claims());
     }
 
-    static PredictionView prediction(StepPrediction p) {
+    static PredictionView prediction(StepPrediction p, PredictionInterval i) {
         List<BreakdownLine> lines = new ArrayList<>();
         for (Phase ph : p.phases()) lines.add(new BreakdownLine(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.link()));
         List<CollectiveLine> cols = new ArrayList<>();
@@ -122,7 +130,9 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                         m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb(), m.stages().stream()
                         .map(st -> new StageMemoryView(st.stage(), st.totalGb(), st.activationsGb())).toList()),
                 new EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
-                        e.overlapFraction(), e.elementwiseTraffic()), p.notes());
+                        e.overlapFraction(), e.elementwiseTraffic()), p.notes(),
+                i == null ? null : new IntervalView(i.basis(), i.rows(), i.low(), i.high(), i.around(p.tokensPerGpuPerS()),
+                        i.around(p.tflopsPerGpu()), new double[]{p.stepTimeS() / i.high(), p.stepTimeS() / i.low()}));
     }
 
     static FitView fit(FitResult f) {

@@ -42,6 +42,10 @@ public final class Html {
         b.append("<tr><td>MFU</td><td>").append(pct(p.mfu())).append("</td><td>").append(o == null ? "" : pct(o.mfuHouse()))
                 .append("</td></tr></table>\n");
         if (o != null) b.append("<p>Observed: ").append(esc(o.relation())).append(".</p>\n");
+        AdviceView.IntervalView iv = p.interval();
+        if (iv != null) b.append("<p>Predicted range: ").append(num(iv.tflopsPerGpu()[0])).append("-")
+                .append(num(iv.tflopsPerGpu()[1])).append(" TFLOPS, where 8 in 10 of the ").append(iv.rows())
+                .append(" validated runs of its class (").append(esc(iv.basis())).append(") landed.</p>\n");
 
         b.append("<h2>Where the step goes</h2>\n");
         List<String> labels = new ArrayList<>();
@@ -92,13 +96,14 @@ public final class Html {
                 tflops.add(r.predictedTflopsPerGpu());
             }
             b.append(hbars(names, tflops, "TFLOPS/GPU", true)).append('\n');
-            b.append("<table><tr><th>#</th><th>action</th><th>predicted TFLOPS/GPU</th><th>speedup</th><th>addresses</th></tr>\n");
+            b.append("<table><tr><th>#</th><th>action</th><th>predicted TFLOPS/GPU</th><th>speedup (range)</th><th>addresses</th></tr>\n");
             int i = 1;
             for (AdviceView.RecommendationView r : recs)
                 b.append("<tr><td>").append(i++).append("</td><td>").append(esc(r.action())).append("<br><small>")
                         .append(esc(r.explanation())).append("</small></td><td>").append(num(r.predictedTflopsPerGpu()))
-                        .append("</td><td>x").append(num(r.speedup())).append("</td><td>").append(esc(String.join(", ", r.addresses())))
-                        .append("</td></tr>\n");
+                        .append("</td><td>x").append(num(r.speedup())).append(" (").append(num(r.speedupInterval()[0]))
+                        .append("-").append(num(r.speedupInterval()[1])).append(")</td><td>")
+                        .append(esc(String.join(", ", r.addresses()))).append("</td></tr>\n");
             b.append("</table>\n");
         }
         AdviceView.MemoryView m = p.memory();

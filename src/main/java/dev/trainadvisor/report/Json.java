@@ -38,6 +38,14 @@ public final class Json {
         };
         numbers.addSerializer(Double.class, round);
         numbers.addSerializer(double.class, round);
+        numbers.addSerializer(double[].class, new JsonSerializer<>() {
+            @Override
+            public void serialize(double[] v, JsonGenerator g, SerializerProvider p) throws IOException {
+                g.writeStartArray();
+                for (double x : v) round.serialize(x, g, p);
+                g.writeEndArray();
+            }
+        });
         DefaultPrettyPrinter pp = new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"));
         return new ObjectMapper()
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)

@@ -59,6 +59,11 @@ public final class Markdown {
         if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(o.relation()).append(".");
         else s.append("Observed: no throughput was measured.");
         if (a.gap() != null) s.append(" Observed throughput is ").append(num(a.gap().observedOverPredicted())).append("x predicted.");
+        AdviceView.IntervalView iv = pr.interval();
+        if (iv != null) s.append(" Predicted range: ").append(num(iv.tflopsPerGpu()[0])).append("-")
+                .append(num(iv.tflopsPerGpu()[1])).append(" TFLOPS (").append(num(iv.tokensPerGpuPerS()[0])).append("-")
+                .append(num(iv.tokensPerGpuPerS()[1])).append(" tokens/GPU/s), where 8 in 10 of the ").append(iv.rows())
+                .append(" validated runs of its class (").append(iv.basis()).append(") landed.");
         s.append("\n\n");
 
         if (fit != null) {
