@@ -2,8 +2,8 @@ package dev.trainadvisor.perf;
 
 /**
  * One kind of collective in a training step, summed over its calls:
- * {@code seconds = calls x alpha + factor x bytesPerStep / busbw} (nccl-tests' bus-bandwidth factor of its kind
- * for {@code groupSize} ranks; alpha and busbw of the link it is bound by).
+ * {@code seconds = calls x alpha + factor x bytesPerStep / busbw}: alpha and factor of the algorithm NCCL runs it with
+ * on its group ({@link CallCost}), busbw of the link it is bound by.
  *
  * @param bytesPerPass  nccl-tests size (the larger buffer) of one pass over the data, e.g. all gradients
  *                      of this GPU for a gradient reduction, one layer's activations for a TP all-reduce
@@ -16,7 +16,7 @@ package dev.trainadvisor.perf;
  */
 public record Collective(CollectiveOp op, int groupSize, double bytesPerPass, long passesPerStep, long calls,
                          LinkChoice link, double seconds, double exposedSeconds, OverlapWindow overlapsWith,
-                         double forwardShare, boolean afterBackward) {
+                         double forwardShare, boolean afterBackward, CallCost cost) {
 
     public String name() { return op.key(); }
 
@@ -26,11 +26,14 @@ public record Collective(CollectiveOp op, int groupSize, double bytesPerPass, lo
 
     public double bytesPerStep() { return bytesPerPass * passesPerStep; }
 
-    /** nccl-tests' bus-bandwidth factor for this kind and group size. */
-    public double factor() { return op.kind().factor(groupSize); }
+    /** Bytes over bus bandwidth per byte moved: nccl-tests' factor for a ring of this kind and size, a tree's own. */
+    public double factor() { return cost.factor(); }
+
+    /** The latency of one call, for the algorithm it runs and the group it spans ({@link CallCost}). */
+    public double alphaUs() { return cost.alphaUs(); }
 
     /** The latency part of {@link #seconds()}: calls x alpha. */
-    public double latencySeconds() { return calls * link.alphaUs() * 1e-6; }
+    public double latencySeconds() { return calls * cost.alphaUs() * 1e-6; }
 
     /** Exposed seconds that land in the forward passes. */
     public double exposedForward() { return afterBackward ? 0 : exposedSeconds * forwardShare; }

@@ -19,10 +19,16 @@ public record CollectivePlan(CollectiveOp op, int n, double bytesPerPass, long m
         return new CollectivePlan(op, n, bytes, multiplicity, calls, link, window, 0.0, window == OverlapWindow.NONE);
     }
 
-    /** {@code calls x alpha + factor x bytes / busbw}, nccl-tests' bus-bandwidth factor of its kind for n ranks. */
+    /** How one call runs: the algorithm NCCL would pick, its latency and its factor on the bytes ({@link CallCost}). */
+    CallCost cost() {
+        return CallCost.of(op.kind(), n, link, calls > 0 ? bytesPerPass * multiplicity / calls : bytesPerPass * multiplicity);
+    }
+
+    /** {@code calls x alpha + factor x bytes / busbw}, alpha and factor of the algorithm a call runs. */
     double seconds() {
+        CallCost c = cost();
         double bw = link.busbwGbps() * 1e9;
-        double transfer = Double.isInfinite(bw) ? 0 : op.kind().factor(n) * bytesPerPass * multiplicity / bw;
-        return calls * link.alphaUs() * 1e-6 + transfer;
+        double transfer = Double.isInfinite(bw) ? 0 : c.factor() * bytesPerPass * multiplicity / bw;
+        return calls * c.alphaUs() * 1e-6 + transfer;
     }
 }

@@ -75,7 +75,7 @@ public final class CommModel {
                 exposed = s - hidden / (1 + p.link().interference());
             }
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s, exposed,
-                    p.window(), p.forwardShare(), p.afterBackward()));
+                    p.window(), p.forwardShare(), p.afterBackward(), p.cost()));
         }
         return java.util.Collections.unmodifiableList(out);
     }

@@ -30,8 +30,6 @@ final class DataParallel implements ParallelDimension {
         };
     }
 
-    /** Gradient buckets: PyTorch DDP's default bucket_cap_mb is 25 MB; larger buckets only cut the alpha term. */
-    static final double BUCKET_BYTES = 25e6;
 
     @Override
     public List<CollectivePlan> collectives(StepContext s) {
@@ -45,7 +43,7 @@ final class DataParallel implements ParallelDimension {
         LinkChoice dpLink = topo.place(p.dp(), topo.dpStride());
         OverlapWindow gradWindow = p.overlapGradReduce() ? OverlapWindow.LAST_BACKWARD : OverlapWindow.NONE;
         if (p.zeroStage() == 0) {
-            out.add(CollectivePlan.gradientReduction(CollectiveOp.DP_GRAD_ALL_REDUCE, p.dp(), grads, buckets(grads), 1,
+            out.add(CollectivePlan.gradientReduction(CollectiveOp.DP_GRAD_ALL_REDUCE, p.dp(), grads, buckets(grads, p), 1,
                     dpLink, gradWindow));
             return out;
         }
@@ -55,17 +53,17 @@ final class DataParallel implements ParallelDimension {
         OverlapWindow window = p.zeroStage() == 1 ? gradWindow
                 : (p.overlapGradReduce() ? OverlapWindow.BACKWARD : OverlapWindow.NONE);
         if (z > 1) out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, z, grads,
-                buckets(grads) * perMb, perMb, zLink, window));
+                buckets(grads, p) * perMb, perMb, zLink, window));
         int replicas = p.dp() / z;
         if (replicas > 1) {
             LinkChoice rLink = topo.place(replicas, topo.dpStride() * z);
             out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_REPLICA_GRAD_ALL_REDUCE, replicas, grads / z,
-                    buckets(grads / z) * perMb, perMb, rLink, window));
+                    buckets(grads / z, p) * perMb, perMb, rLink, window));
         }
         double params = psi * s.elementBytes();
         if (z > 1 && p.zeroStage() < 3) {
             OverlapWindow gather = p.overlapParamGather() ? OverlapWindow.FIRST_FORWARD : OverlapWindow.NONE;
-            out.add(new CollectivePlan(CollectiveOp.ZERO_PARAM_ALL_GATHER, z, params, 1, buckets(params), zLink,
+            out.add(new CollectivePlan(CollectiveOp.ZERO_PARAM_ALL_GATHER, z, params, 1, buckets(params, p), zLink,
                     gather, 1.0, gather == OverlapWindow.NONE));
         } else if (z > 1) {
             // FSDP / ZeRO-3: gather every layer before its forward and again before its backward, prefetching the
@@ -79,5 +77,6 @@ final class DataParallel implements ParallelDimension {
         return out;
     }
 
-    private static long buckets(double bytes) { return Math.max(1, (long) Math.ceil(bytes / BUCKET_BYTES)); }
+    /** Calls of a bucketed reduction or gather: the run's bucket size (parallel.bucket_mb); larger ones cut the alpha term. */
+    private static long buckets(double bytes, Parallel p) { return Math.max(1, (long) Math.ceil(bytes / (p.bucketMb() * 1e6))); }
 }

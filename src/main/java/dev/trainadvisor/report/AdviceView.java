@@ -54,7 +54,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
 
     public record CollectiveLine(String name, String kind, String group, int groupSize, double bytesPerStep, long calls,
                                  String link, String scope, double busbwGbps, double alphaUs, double seconds,
-                                 double exposedSeconds, String overlapsWith) {}
+                                 double exposedSeconds, String overlapsWith, String algorithm) {}
 
     /** The peak pipeline stage's memory, and every stage's total (one entry without pipeline parallelism). */
     public record MemoryView(double totalGb, double capacityGb, double headroomGb, double weightsGb, double gradientsGb,
@@ -120,8 +120,8 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
         List<CollectiveLine> cols = new ArrayList<>();
         for (Collective c : p.collectives())
             cols.add(new CollectiveLine(c.name(), c.kind().key, c.group().key(), c.groupSize(), c.bytesPerStep(), c.calls(),
-                    c.link().linkKey(), c.link().scope().key(), c.link().busbwGbps(), c.link().alphaUs(), c.seconds(),
-                    c.exposedSeconds(), c.overlapsWith().key()));
+                    c.link().linkKey(), c.link().scope().key(), c.link().busbwGbps(), c.alphaUs(), c.seconds(),
+                    c.exposedSeconds(), c.overlapsWith().key(), c.cost().algorithm()));
         MemoryEstimate m = p.memory();
         Efficiency e = p.efficiency();
         return new PredictionView(p.stepTimeS(), p.tflopsPerGpu(), p.mfu(), p.hfu(), p.tokensPerGpuPerS(),

@@ -11,16 +11,22 @@ package dev.trainadvisor.spec;
  *                      layers' ranks, ETP innermost, then EP, then expert data parallelism, over the same TP x CP x DP
  *                      ranks the attention uses (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960), so
  *                      {@code ep x etp} divides {@code tp x cp x dp}; equal to tp unless set
+ * @param bucketMb      megabytes of gradients per data-parallel bucket, each one call of its reduction (PyTorch DDP's
+ *                      bucket_cap_mb, 25 by default; Megatron-Core buckets max(40M, 1M x dp) parameters,
+ *                      megatron/core/distributed/distributed_data_parallel.py)
  */
 public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage,
                        int zeroGroupSize, int virtualStages, boolean overlapGradReduce,
-                       boolean overlapParamGather, boolean overlapTpComm, int etp) {
+                       boolean overlapParamGather, boolean overlapTpComm, int etp, double bucketMb) {
+
+    /** PyTorch DDP's default gradient bucket, bucket_cap_mb = 25. */
+    public static final double DEFAULT_BUCKET_MB = 25;
 
     /** Experts split like the dense layers (expert tensor parallelism equal to tp). */
     public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,
                     int virtualStages, boolean overlapGradReduce, boolean overlapParamGather, boolean overlapTpComm) {
         this(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, zeroGroupSize, virtualStages, overlapGradReduce,
-                overlapParamGather, overlapTpComm, tp);
+                overlapParamGather, overlapTpComm, tp, DEFAULT_BUCKET_MB);
     }
 
     /** Without tensor-parallel communication overlap (Megatron's --tp-comm-overlap off, the default). */

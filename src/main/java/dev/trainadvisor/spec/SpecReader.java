@@ -48,7 +48,7 @@ public final class SpecReader {
             "shared_experts", "shared_ffn_hidden", "capacity_factor", "load_imbalance");
     private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
-            "overlap_tp_comm", "etp");
+            "overlap_tp_comm", "etp", "bucket_mb");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels", "cuda_graphs");
@@ -513,7 +513,7 @@ public final class SpecReader {
         if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
         return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
                 p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false),
-                etp);
+                etp, p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB));
     }
 
     private Measurements metrics(Fields m) {

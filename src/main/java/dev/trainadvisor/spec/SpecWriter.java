@@ -115,6 +115,7 @@ public final class SpecWriter {
         o.put("cp", p.cp());
         o.put("ep", p.ep());
         if (p.etp() != p.tp()) o.put("etp", p.etp());
+        if (p.bucketMb() != Parallel.DEFAULT_BUCKET_MB) o.put("bucket_mb", p.bucketMb());
         o.put("sequence_parallel", p.sequenceParallel());
         o.put("zero_stage", p.zeroStage());
         o.put("zero_group_size", p.zeroGroupSize());

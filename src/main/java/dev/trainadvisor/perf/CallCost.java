@@ -1,0 +1,80 @@
+package dev.trainadvisor.perf;
+
+/**
+ * What one call of a collective costs on its group, as NCCL's tuner picks the algorithm
+ * (src/graph/tuning.cc of NVIDIA/nccl at 5067397, ncclTopoTuneModel: the latency and bandwidth of every algorithm, the
+ * fastest chosen per call): {@code alpha + factor x bytes / busbw}.
+ *
+ * <p>The catalogue's latency of a link is measured on a small group (an 8-GPU node, 2 nodes; knowledge-base/links.json
+ * and networks.json). A ring across more nodes pays one network hop per step beyond it, NCCL's 14 us for the Simple
+ * protocol's network hop ({@code hwLatencies[NET][RING][SIMPLE]}): 2 (nodes - 1) steps for an all-reduce, nodes - 1 for an
+ * all-gather or a reduce-scatter. An all-reduce across nodes may run as a tree instead: 2 log2(nodes) network hops
+ * ({@code hwLatencies[NET][TREE][SIMPLE]}, 14 us), at 0.92 x 0.85 of the ring's bus bandwidth (the tree refinements of
+ * the same function) and an algorithm bandwidth of half its bus bandwidth, so a factor of 2 / 0.782 on the bytes.
+ * An all-gather or reduce-scatter with one rank per node may run as PAT (NCCL 2.23 and later): log2(nodes) network
+ * hops at a 3.5th of their latency plus 2.8 us per rank, at 0.75 of the ring's bus bandwidth.
+ * A ring inside one NVLink domain larger than the 8 GPUs the latency was measured on pays NCCL's NVLink ring hop,
+ * 3.4 us ({@code hwLatencies[NVLINK][RING][SIMPLE]}), per extra step.
+ *
+ * @param algorithm "ring", "tree" or "pat"
+ * @param alphaUs   the latency of one call
+ * @param factor    bytes over bus bandwidth: nccl-tests' factor for a ring, 2 / 0.782 for a tree
+ */
+public record CallCost(String algorithm, double alphaUs, double factor) {
+
+    /** NCCL's per-step latency of a network hop, Simple protocol, ring and tree alike. */
+    public static final double NET_HOP_US = 14.0;
+
+    /** NCCL's per-step latency of an NVLink hop in a ring, Simple protocol. */
+    public static final double NVLINK_HOP_US = 3.4;
+
+    /** A tree all-reduce's bus bandwidth over the ring's: 0.92, and 0.85 for the tree pattern. */
+    public static final double TREE_BANDWIDTH = 0.92 * 0.85;
+
+    /** PAT: the share of a network hop's latency per doubling, its latency per rank, its bus bandwidth over a ring's. */
+    public static final double PAT_HOP_SHARE = 1 / 3.5, PAT_RANK_US = 2.8, PAT_BANDWIDTH = 0.75;
+
+    /** The GPUs and nodes the catalogue's latencies were measured on. */
+    static final int REFERENCE_GPUS = 8, REFERENCE_NODES = 2;
+
+    /** The cheapest way NCCL runs one call of {@code bytes} of {@code kind} over {@code n} ranks placed on {@code link}. */
+    static CallCost of(CollectiveKind kind, int n, LinkChoice link, double bytes) {
+        double busbw = link.busbwGbps() * 1e9;
+        CallCost ring = ring(kind, n, link);
+        if (!link.crossesNodes() || link.nodesSpanned() <= REFERENCE_NODES) return ring;
+        int nodes = link.nodesSpanned();
+        CallCost other = null;
+        if (kind == CollectiveKind.ALL_REDUCE) {
+            double hops = 2 * (log2(nodes) - log2(REFERENCE_NODES));
+            other = new CallCost("tree", link.alphaUs() + hops * NET_HOP_US, 2 / TREE_BANDWIDTH);
+        } else if ((kind == CollectiveKind.ALL_GATHER || kind == CollectiveKind.REDUCE_SCATTER) && link.membersPerNode() == 1) {
+            double extra = (log2(nodes) - log2(REFERENCE_NODES)) * NET_HOP_US * PAT_HOP_SHARE
+                    + (n - REFERENCE_NODES) * PAT_RANK_US;
+            other = new CallCost("pat", link.alphaUs() + extra, kind.factor(n) / PAT_BANDWIDTH);
+        }
+        return other != null && other.seconds(bytes, busbw) < ring.seconds(bytes, busbw) ? other : ring;
+    }
+
+    static CallCost ring(CollectiveKind kind, int n, LinkChoice link) {
+        boolean twice = kind == CollectiveKind.ALL_REDUCE;
+        double extra = 0;
+        if (link.crossesNodes()) {
+            int nodes = link.nodesSpanned();
+            extra = Math.max(0, steps(nodes, twice) - steps(REFERENCE_NODES, twice)) * NET_HOP_US;
+        } else if (link.scope() == LinkScope.INTRA_NODE && n > REFERENCE_GPUS
+                && (kind == CollectiveKind.ALL_REDUCE || kind == CollectiveKind.ALL_GATHER || kind == CollectiveKind.REDUCE_SCATTER)) {
+            extra = (steps(n, twice) - steps(REFERENCE_GPUS, twice)) * NVLINK_HOP_US;
+        }
+        return new CallCost("ring", link.alphaUs() + extra, kind.factor(n));
+    }
+
+    /** Steps of a ring over {@code ranks}: twice for an all-reduce (reduce-scatter, then all-gather). */
+    private static int steps(int ranks, boolean twice) { return (twice ? 2 : 1) * (ranks - 1); }
+
+    private static double log2(int x) { return Math.log(x) / Math.log(2); }
+
+    /** One call of {@code bytes} at {@code busbw} bytes/s. */
+    double seconds(double bytes, double busbw) {
+        return alphaUs * 1e-6 + (Double.isInfinite(busbw) ? 0 : factor * bytes / busbw);
+    }
+}
