@@ -83,9 +83,10 @@ final class ElementwiseBytes {
         // moves the scores in fp32 through separate kernels: MATH_BYTES_PER_SCORE measured, forward and backward
         if (!t.flashAttention()) out.add(new Kernel("softmax", (t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH
                 ? MATH_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC : 6.0) * m.heads() * t.seqLen() / tp, 0, 0));
-        // fp8 GEMMs take their inputs cast from bf16 (read 2 bytes, write 1) after an amax reduction (read 2 more):
+        // fp8 GEMMs take their inputs cast from bf16, row-wise and transposed, as the recipe scales them (Fp8Recipe):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
-        if (t.precision() == Precision.FP8) out.add(new Kernel("fp8-casts", 5.0 * (3 * h + ffn) / tp, 4, 4));
+        if (t.precision() == Precision.FP8)
+            out.add(new Kernel("fp8-casts", t.fp8Recipe().bytesPerElement * (3 * h + ffn) / tp, 4, 4));
         out.add(new Kernel("framework", 0, KernelLaunches.LAYER_FRAMEWORK_FORWARD, KernelLaunches.LAYER_FRAMEWORK_BACKWARD));
         return out;
     }

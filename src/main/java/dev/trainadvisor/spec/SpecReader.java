@@ -51,7 +51,7 @@ public final class SpecReader {
             "overlap_tp_comm", "etp", "bucket_mb");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels", "cuda_graphs");
+            "elementwise_kernels", "cuda_graphs", "fp8_recipe");
     private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
@@ -155,6 +155,9 @@ public final class SpecReader {
         String arch = cluster.gpu().architecture();
         if (training.attentionKernel() == AttentionKernel.FA3 && !"Hopper".equals(arch))
             throw top.error("training.attention_kernel", "a kernel the GPU runs: FlashAttention-3 needs a Hopper GPU, "
+                    + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
+        if (training.precision() == Precision.FP8 && training.fp8Recipe() == Fp8Recipe.MXFP8 && !"Blackwell".equals(arch))
+            throw top.error("training.fp8_recipe", "a recipe the GPU runs: MXFP8 needs Blackwell's block-scaled tensor cores, "
                     + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
         if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
@@ -457,9 +460,12 @@ public final class SpecReader {
                     ? "a fused kernel (fa2, fa1, triton, fa3, cudnn) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
                             + " is attention without flash: flash_attention false with it"
                     : "unfused or math with flash_attention false (the kernel of fused attention needs flash_attention: true)");
+        Fp8Recipe recipe = t.choice("fp8_recipe", Fp8Recipe.DELAYED, Fp8Recipe.class);
+        if (t.has("fp8_recipe") && p != Precision.FP8)
+            throw t.error("fp8_recipe", "precision: fp8 with it (the recipe scales fp8 tensors); precision is " + p.key());
         return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
                 t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class),
-                t.bool("cuda_graphs", false));
+                t.bool("cuda_graphs", false), recipe);
     }
 
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {

@@ -140,6 +140,7 @@ public final class SpecWriter {
                 || !t.flashAttention() && t.attentionKernel() == AttentionKernel.MATH) o.put("attention_kernel", key(t.attentionKernel()));
         if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         if (t.cudaGraphs()) o.put("cuda_graphs", true);
+        if (t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED) o.put("fp8_recipe", key(t.fp8Recipe()));
         return o;
     }
 

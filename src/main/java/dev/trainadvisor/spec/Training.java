@@ -10,11 +10,19 @@ package dev.trainadvisor.spec;
  * @param elementwiseKernels fused (the default) or PyTorch eager composites for norms, rotary and the activation
  * @param cudaGraphs        whether the forward and backward are replayed from CUDA graphs (torch.compile's
  *                          reduce-overhead mode, Megatron's --enable-cuda-graph), so the host launches no kernel
+ * @param fp8Recipe         how an fp8 run scales its tensors (delayed, Transformer Engine's default, unless set)
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
                        double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,
-                       boolean cudaGraphs) {
+                       boolean cudaGraphs, Fp8Recipe fp8Recipe) {
+
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
+                    AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels, boolean cudaGraphs) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, cudaGraphs, Fp8Recipe.DELAYED);
+    }
 
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
                     Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
@@ -45,18 +53,18 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
     /** The same step with flash attention on or off and the given kernel. */
     public Training withAttention(boolean flash, AttentionKernel kernel) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flash,
-                recomputeFraction, kernel, elementwiseKernels, cudaGraphs);
+                recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe);
     }
 
     /** The same step with the element-wise work run by the given kernels. */
     public Training withElementwise(ElementwiseKernels kernels) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, kernels, cudaGraphs);
+                recomputeFraction, attentionKernel, kernels, cudaGraphs, fp8Recipe);
     }
 
     /** The same step with its kernels launched from CUDA graphs or not. */
     public Training withCudaGraphs(boolean graphs) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, elementwiseKernels, graphs);
+                recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe);
     }
 }
