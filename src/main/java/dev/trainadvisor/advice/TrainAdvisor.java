@@ -102,8 +102,8 @@ public final class TrainAdvisor {
      * has been off, around its median, on validated runs like the changed one (perf.PredictionInterval): the baseline
      * is the run itself, what is uncertain is the model's step for the change. The band is not narrowed for being a
      * ratio of two predictions of one run: on the tune rows, pairs of runs of the same source and model scatter about
-     * each other as much (observed over predicted of one over the other's, 10th-90th percentile 0.917-1.091 over 546
-     * pairs) as single runs about the model (0.910-1.088 over 162).
+     * each other as much (observed over predicted of one over the other's, 10th-90th percentile 0.919-1.089 over 546
+     * pairs) as single runs about the model (0.922-1.078 over 162).
      */
     private static Recommendation price(Baseline b, RemedyProposal r, Materiality m) {
         Baseline.Priced q = b.price(r.change());

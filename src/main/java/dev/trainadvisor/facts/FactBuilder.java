@@ -158,7 +158,7 @@ public final class FactBuilder {
     public static CollectiveFact collectiveFact(Collective col, double stepTimeS) {
         return new CollectiveFact(col.op(), col.kind(), col.group(), col.groupSize(), col.factor(), col.bytesPerStep(),
                 col.calls(), col.alphaUs(), col.link().linkKey(), col.link().scope(), col.link().crossesNodes(),
-                col.link().busbwGbps(), col.seconds(), col.exposedSeconds(), col.exposedSeconds() / stepTimeS,
+                col.busbwGbps(), col.seconds(), col.exposedSeconds(), col.exposedSeconds() / stepTimeS,
                 col.overlapsWith());
     }
 

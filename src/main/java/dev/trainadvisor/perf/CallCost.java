@@ -16,11 +16,20 @@ package dev.trainadvisor.perf;
  * A ring inside one NVLink domain larger than the 8 GPUs the latency was measured on pays NCCL's NVLink ring hop,
  * 3.4 us ({@code hwLatencies[NVLINK][RING][SIMPLE]}), per extra step.
  *
- * @param algorithm "ring", "tree" or "pat"
- * @param alphaUs   the latency of one call
- * @param factor    bytes over bus bandwidth: nccl-tests' factor for a ring, 2 / 0.782 for a tree
+ * <p>An all-reduce inside an NVSwitch node runs as NVLS (NVLink SHARP, the switches reduce): NCCL's maintainers give
+ * 370 GB/s of bus bandwidth for a ring on H100 NVLink and about 480 GB/s for an 8-GPU all-reduce with NVLS, "a 30%
+ * improvement" (https://github.com/NVIDIA/nccl-tests/issues/212, https://github.com/NVIDIA/nccl/issues/1442); on 2-4
+ * GPUs NVLS matched the ring and rose to it through 5-8 (https://github.com/NVIDIA/nccl/issues/1455: 370, then 420,
+ * 440, 460, 480), taken linearly from 4 to 8 GPUs. The link's {@code nvlsGain} carries the ratio.
+ *
+ * @param algorithm       "ring", "tree", "pat" or "nvls"
+ * @param alphaUs         the latency of one call
+ * @param factor          bytes over bus bandwidth: nccl-tests' factor for a ring, 2 / 0.782 for a tree
+ * @param bandwidthScale  the algorithm's bus bandwidth over the link's (a ring's)
  */
-public record CallCost(String algorithm, double alphaUs, double factor) {
+public record CallCost(String algorithm, double alphaUs, double factor, double bandwidthScale) {
+
+    public CallCost(String algorithm, double alphaUs, double factor) { this(algorithm, alphaUs, factor, 1.0); }
 
     /** NCCL's per-step latency of a network hop, Simple protocol, ring and tree alike. */
     public static final double NET_HOP_US = 14.0;
@@ -41,6 +50,10 @@ public record CallCost(String algorithm, double alphaUs, double factor) {
     static CallCost of(CollectiveKind kind, int n, LinkChoice link, double bytes) {
         double busbw = link.busbwGbps() * 1e9;
         CallCost ring = ring(kind, n, link);
+        if (kind == CollectiveKind.ALL_REDUCE && !link.crossesNodes() && link.nvlsGain() > 1 && n > 4) {
+            double gain = 1 + (link.nvlsGain() - 1) * Math.min(1, (n - 4) / 4.0);
+            return new CallCost("nvls", ring.alphaUs(), ring.factor(), gain);
+        }
         if (!link.crossesNodes() || link.nodesSpanned() <= REFERENCE_NODES) return ring;
         int nodes = link.nodesSpanned();
         CallCost other = null;
@@ -73,8 +86,8 @@ public record CallCost(String algorithm, double alphaUs, double factor) {
 
     private static double log2(int x) { return Math.log(x) / Math.log(2); }
 
-    /** One call of {@code bytes} at {@code busbw} bytes/s. */
+    /** One call of {@code bytes} on a link of {@code busbw} bytes/s. */
     double seconds(double bytes, double busbw) {
-        return alphaUs * 1e-6 + (Double.isInfinite(busbw) ? 0 : factor * bytes / busbw);
+        return alphaUs * 1e-6 + (Double.isInfinite(busbw) ? 0 : factor * bytes / (busbw * bandwidthScale));
     }
 }

@@ -29,6 +29,9 @@ public record Collective(CollectiveOp op, int groupSize, double bytesPerPass, lo
     /** Bytes over bus bandwidth per byte moved: nccl-tests' factor for a ring of this kind and size, a tree's own. */
     public double factor() { return cost.factor(); }
 
+    /** The bus bandwidth its algorithm gets on the link: the link's, more with NVLink SHARP ({@link CallCost}). */
+    public double busbwGbps() { return link.busbwGbps() * cost.bandwidthScale(); }
+
     /** The latency of one call, for the algorithm it runs and the group it spans ({@link CallCost}). */
     public double alphaUs() { return cost.alphaUs(); }
 

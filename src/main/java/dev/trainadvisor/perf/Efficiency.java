@@ -52,10 +52,10 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * bytes than the model's minimal count even when fused: fp32 statistics and copies, casts, bias and dropout
      * passes, small launch-bound kernels. (PyTorch eager composites move more again, counted apart in
      * ElementwiseBytes.) Calibrated with {@link #TRAINING_FRACTION_OF_BENCHMARK} (README, "Calibration"): 2.1 before
-     * the host's launch time was a term of its own (Overheads.HOST_SECONDS_PER_LAUNCH), 1.90 after, 2.00 since the
+     * the host's launch time was a term of its own (Overheads.HOST_SECONDS_PER_LAUNCH), 1.90 after, 1.95 since the
      * attention kernels run at their measured curves and torch.compile's kernels have a factor of their own.
      */
-    public static final double ELEMENTWISE_TRAFFIC = 2.00;
+    public static final double ELEMENTWISE_TRAFFIC = 1.95;
 
     /**
      * {@link #ELEMENTWISE_TRAFFIC} for kernels torch.compile generates: Inductor fuses each chain of element-wise
@@ -63,7 +63,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * one per operation. Calibrated with the others on the tune rows that run torch.compile (torchtitan's compiled
      * rows, nanoGPT, the Languini Kitchen rows; Calibrate.java).
      */
-    public static final double COMPILED_ELEMENTWISE_TRAFFIC = 1.50;
+    public static final double COMPILED_ELEMENTWISE_TRAFFIC = 1.45;
 
     /**
      * Used when the catalogue has no attention measurement for the GPU. FlashAttention-2 reaches 50-73% of the

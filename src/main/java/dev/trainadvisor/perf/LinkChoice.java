@@ -10,9 +10,15 @@ package dev.trainadvisor.perf;
  * @param crossesNodes whether the group spans more than one node
  * @param interference how much slower compute runs beside the group's collectives: the intra-node transport's
  *                     (knowledge-base/transports.json) when the group has more than one member in a node, else 0
+ * @param nvlsGain     an 8-GPU all-reduce with NVLink SHARP over the ring on the bounding link; 1 off the node's NVLink
  */
 public record LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
-                         int nodesSpanned, int membersPerNode, double interference) {
+                         int nodesSpanned, int membersPerNode, double interference, double nvlsGain) {
+
+    public LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
+                      int nodesSpanned, int membersPerNode, double interference) {
+        this(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, interference, 1.0);
+    }
 
     public boolean intraBound() { return scope == LinkScope.INTRA_NODE; }
 }

@@ -50,7 +50,8 @@ public final class Topology {
         }
         if (domains == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
-                    cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference());
+                    cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference(),
+                    cluster.intraNode().nvlsGain());
         }
         Network net = cluster.interNode();
         double netGbps = net.nodeGbps() * membersPerNode / perNode;

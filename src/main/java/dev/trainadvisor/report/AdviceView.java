@@ -120,7 +120,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
         List<CollectiveLine> cols = new ArrayList<>();
         for (Collective c : p.collectives())
             cols.add(new CollectiveLine(c.name(), c.kind().key, c.group().key(), c.groupSize(), c.bytesPerStep(), c.calls(),
-                    c.link().linkKey(), c.link().scope().key(), c.link().busbwGbps(), c.alphaUs(), c.seconds(),
+                    c.link().linkKey(), c.link().scope().key(), c.busbwGbps(), c.alphaUs(), c.seconds(),
                     c.exposedSeconds(), c.overlapsWith().key(), c.cost().algorithm()));
         MemoryEstimate m = p.memory();
         Efficiency e = p.efficiency();

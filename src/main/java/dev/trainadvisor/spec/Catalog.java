@@ -101,7 +101,9 @@ public final class Catalog {
         for (JsonNode l : read("knowledge-base/links.json").get("links")) {
             IntraNodeLink link = new IntraNodeLink(l.get("key").asText(), LinkKind.of(l.path("kind").asText("pcie")),
                     l.get("unidirectional_gbps_per_gpu").asDouble(), l.get("busbw_gbps").asDouble(),
-                    l.path("alpha_us").asDouble(10), false, l.path("source").asText(), HostPlacement.CATALOGUE);
+                    l.path("alpha_us").asDouble(10), false, l.path("source").asText(), HostPlacement.CATALOGUE,
+                    l.hasNonNull("nvls_allreduce_busbw_gbps")
+                            ? l.get("nvls_allreduce_busbw_gbps").asDouble() / l.get("busbw_gbps").asDouble() : 1.0);
             links.put(link.key(), new Entry<>(link.key(), link, aliases(l), l));
         }
         Map<String, Entry<NetworkEntry>> nets = new LinkedHashMap<>();

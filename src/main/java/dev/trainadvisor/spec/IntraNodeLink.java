@@ -9,19 +9,26 @@ package dev.trainadvisor.spec;
  *                      or the run's own measurement
  * @param busbwMeasured true when the run file gave {@code busbw_gbps} (or an nccl-tests output)
  * @param host          where the GPUs sit on the host and the transport NCCL uses
+ * @param nvlsGain      an all-reduce over the node's 8 GPUs with NVLink SHARP (NCCL's NVLS, on by default where the
+ *                      NVSwitches reduce) over the ring's bus bandwidth; 1 without it
  */
 public record IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps, double busbwGbps,
-                            double alphaUs, boolean busbwMeasured, String source, HostPlacement host) {
+                            double alphaUs, boolean busbwMeasured, String source, HostPlacement host, double nvlsGain) {
+
+    public IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps, double busbwGbps, double alphaUs,
+                         boolean busbwMeasured, String source, HostPlacement host) {
+        this(key, kind, unidirectionalGbps, busbwGbps, alphaUs, busbwMeasured, source, host, 1.0);
+    }
 
     public boolean isNvlink() { return kind.direct(); }
 
     public IntraNodeLink withMeasuredBusbw(double gbps) {
-        return new IntraNodeLink(key, kind, unidirectionalGbps, gbps, alphaUs, true, source, host);
+        return new IntraNodeLink(key, kind, unidirectionalGbps, gbps, alphaUs, true, source, host, nvlsGain);
     }
 
     /** The link placed on a host: its transport and the bus bandwidth that follows. */
     public IntraNodeLink on(HostPlacement h, double busbw) {
-        return new IntraNodeLink(key, kind, unidirectionalGbps, busbw, alphaUs, busbwMeasured, source, h);
+        return new IntraNodeLink(key, kind, unidirectionalGbps, busbw, alphaUs, busbwMeasured, source, h, nvlsGain);
     }
 
     /**

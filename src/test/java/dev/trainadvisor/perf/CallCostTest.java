@@ -62,6 +62,28 @@ class CallCostTest {
         assertEquals("ring", CallCost.of(CollectiveKind.REDUCE_SCATTER, 96, net(48, 2, 47), 25e6).algorithm());
     }
 
+    /**
+     * An all-reduce inside an H100 node runs as NVLS: the catalogue's ring 370 GB/s times 479 / 370 on 8 GPUs, the ring's
+     * own on 2-4, between them linearly (5 GPUs: a quarter of the gain); all-gathers keep the ring.
+     */
+    @Test
+    void nvlinkSharpSpeedsUpAllReducesInsideANode() {
+        double gain = 479.0 / 370;
+        LinkChoice node = new LinkChoice("NVLink4", LinkScope.INTRA_NODE, 370, 26, false, 1, 8, 0, gain);
+        CallCost ar8 = CallCost.of(CollectiveKind.ALL_REDUCE, 8, node, 1e9);
+        assertEquals("nvls", ar8.algorithm());
+        assertEquals(gain, ar8.bandwidthScale(), 1e-12);
+        assertEquals(26e-6 + 2.0 * 7 / 8 * 1e9 / (479e9), ar8.seconds(1e9, 370e9), 1e-12);
+        assertEquals(1 + (gain - 1) / 4, CallCost.of(CollectiveKind.ALL_REDUCE, 5, node, 1e9).bandwidthScale(), 1e-12);
+        assertEquals("ring", CallCost.of(CollectiveKind.ALL_REDUCE, 4, node, 1e9).algorithm());
+        assertEquals("ring", CallCost.of(CollectiveKind.ALL_GATHER, 8, node, 1e9).algorithm());
+        assertEquals(1.0, CallCost.of(CollectiveKind.ALL_GATHER, 8, node, 1e9).bandwidthScale(), 0);
+        // the catalogue's H100 link carries it
+        var link = dev.trainadvisor.spec.Catalog.builtIn().links().get("NVLink4").value();
+        assertEquals(370, link.busbwGbps(), 0);
+        assertEquals(479.0 / 370, link.nvlsGain(), 1e-12);
+    }
+
     /** Inside an NVL72 rack a ring over 72 GPUs pays 64 more NVLink steps of 3.4 us than the 8 it was measured on. */
     @Test
     void aRackWideRingPaysItsNvlinkHops() {
