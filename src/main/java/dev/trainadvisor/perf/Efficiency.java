@@ -1,9 +1,9 @@
 package dev.trainadvisor.perf;
 
-import dev.trainadvisor.spec.AttentionCurve;
 import dev.trainadvisor.spec.AttentionKernel;
 import dev.trainadvisor.spec.Catalog;
 import dev.trainadvisor.spec.ElementwiseKernels;
+import dev.trainadvisor.spec.KernelCurve;
 import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Precision;
@@ -63,7 +63,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * one per operation. Calibrated with the others on the tune rows that run torch.compile (torchtitan's compiled
      * rows, nanoGPT, the Languini Kitchen rows; Calibrate.java).
      */
-    public static final double COMPILED_ELEMENTWISE_TRAFFIC = 1.45;
+    public static final double COMPILED_ELEMENTWISE_TRAFFIC = 1.40;
 
     /**
      * Used when the catalogue has no attention measurement for the GPU. FlashAttention-2 reaches 50-73% of the
@@ -164,7 +164,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * rate (Roofline) and this is only reported.
      */
     static double attentionBenchmarkFraction(Gpu gpu, Training t, Parallel p) {
-        AttentionCurve curve = t.flashAttention()
+        KernelCurve curve = t.flashAttention()
                 ? Catalog.builtIn().attentionCurve(gpu.architecture(), t.attentionKernel()) : null;
         double kernel;
         if (curve != null) {

@@ -60,6 +60,11 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
         return new Operation(name, Kind.COPY, true, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
+    /** A dense GEMM's inner dimension: its FLOPs over 2 x M x N per instance; 0 for other operations. */
+    public double innerDimension() {
+        return kind == Kind.GEMM && m > 0 && n > 0 && forwardLaunches > 0 ? flops / (2 * m * n * groups * forwardLaunches) : 0;
+    }
+
     /** Kernel launches per micro-batch: forward, backward and a full recomputation's share of the layer's forward. */
     public double launches(double fullRecomputeShare, boolean selective) {
         return forwardLaunches + backwardLaunches + (inLayer ? fullRecomputeShare * forwardLaunches : 0)

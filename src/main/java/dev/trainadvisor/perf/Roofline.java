@@ -1,6 +1,8 @@
 package dev.trainadvisor.perf;
 
 import dev.trainadvisor.spec.AttentionKernel;
+import dev.trainadvisor.spec.Catalog;
+import dev.trainadvisor.spec.KernelCurve;
 import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Training;
@@ -29,6 +31,7 @@ public final class Roofline {
     public static final double GROUPED_GEMM_POWER = 1.5;
 
     private final double gemmRate, attentionRate, hbmRate, streamRate, gradBytes;
+    private final KernelCurve byInnerDimension;
     private final int sms;
 
     public Roofline(Gpu gpu, Training t, Efficiency eff) {
@@ -50,6 +53,7 @@ public final class Roofline {
         // (bench/h200_moe_kernels.py, permutation rows), about the HBM fraction
         streamRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction();
         gradBytes = t.gradReducePrecision().bytes;
+        byInnerDimension = Catalog.builtIn().gemmCurve(gpu.architecture());
         sms = gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS;
     }
 
@@ -76,10 +80,15 @@ public final class Roofline {
         return bound(compute, o.bytes()) + bound(compute, weightGradient);
     }
 
-    /** A GEMM's compute at its waves; a grouped GEMM's also bound by reading its weights ({@link #GROUPED_GEMM_POWER}). */
+    /**
+     * A GEMM's compute at its waves, a dense one's at the rate its inner dimension allows where the architecture's is
+     * measured (knowledge-base/gemm-efficiency.json: GEMMs of K 768 run at 0.80 of large ones on an H200); a grouped
+     * GEMM's also bound by reading its weights ({@link #GROUPED_GEMM_POWER}).
+     */
     private double gemmSeconds(Operation o) {
         double compute = o.flops() / (gemmRate * waveEfficiency(o));
-        return o.bytes() <= 0 ? compute : bound(compute, o.bytes());
+        if (o.bytes() > 0) return bound(compute, o.bytes());
+        return byInnerDimension == null || o.innerDimension() <= 0 ? compute : compute / byInnerDimension.at(o.innerDimension());
     }
 
     /** The p-norm of a grouped GEMM's compute time and the time to stream {@code bytes}. */

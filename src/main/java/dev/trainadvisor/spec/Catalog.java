@@ -33,7 +33,7 @@ public final class Catalog {
                                int defaultNicsPerNode, String source) {}
 
     private final Transports transports;
-    private final Map<String, AttentionCurve> attention;
+    private final Map<String, KernelCurve> curves;
 
     /**
      * knowledge-base/transports.json: what each NCCL transport does to an intra-node link's bus bandwidth and to the
@@ -64,12 +64,12 @@ public final class Catalog {
 
     private Catalog(Map<String, Entry<Gpu>> gpus, Map<String, Entry<IntraNodeLink>> links,
                     Map<String, Entry<NetworkEntry>> networks, Transports transports,
-                    Map<String, AttentionCurve> attention) {
+                    Map<String, KernelCurve> curves) {
         this.gpus = gpus;
         this.links = links;
         this.networks = networks;
         this.transports = transports;
-        this.attention = attention;
+        this.curves = curves;
     }
 
     public static Catalog builtIn() {
@@ -126,13 +126,17 @@ public final class Catalog {
         }
         t.get("socket_link_gbps_by_pcie_gen").fields()
                 .forEachRemaining(e -> socketLinks.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
-        Map<String, AttentionCurve> curves = new LinkedHashMap<>();
+        Map<String, KernelCurve> curves = new LinkedHashMap<>();
         for (JsonNode c : read("knowledge-base/attention-kernels.json").get("curves")) {
-            AttentionKernel k = AttentionKernel.valueOf(c.get("kernel").asText().toUpperCase(java.util.Locale.ROOT));
-            double[] seq = numbers(c.get("seq_len")), fraction = numbers(c.get("fraction"));
-            AttentionCurve curve = new AttentionCurve(c.get("architecture").asText(), k, seq, fraction,
-                    c.path("source").asText());
-            curves.put(curve.architecture() + "/" + k, curve);
+            AttentionKernel.valueOf(c.get("kernel").asText().toUpperCase(java.util.Locale.ROOT));   // a known kernel
+            KernelCurve curve = new KernelCurve(c.get("architecture").asText(), c.get("kernel").asText(),
+                    numbers(c.get("seq_len")), numbers(c.get("fraction")), c.path("source").asText());
+            curves.put(curve.architecture() + "/" + curve.kernel(), curve);
+        }
+        for (JsonNode c : read("knowledge-base/gemm-efficiency.json").get("curves")) {
+            KernelCurve curve = new KernelCurve(c.get("architecture").asText(), "gemm", numbers(c.get("k")),
+                    numbers(c.get("fraction")), c.path("source").asText());
+            curves.put(curve.architecture() + "/gemm", curve);
         }
         return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
                 Collections.unmodifiableMap(nets), new Transports(Collections.unmodifiableMap(shm), socket,
@@ -171,8 +175,13 @@ public final class Catalog {
     public Transports transports() { return transports; }
 
     /** The measured curve of a fused attention kernel on an architecture, or null where none is catalogued. */
-    public AttentionCurve attentionCurve(String architecture, AttentionKernel kernel) {
-        return architecture == null ? null : attention.get(architecture + "/" + kernel);
+    public KernelCurve attentionCurve(String architecture, AttentionKernel kernel) {
+        return architecture == null ? null : curves.get(architecture + "/" + kernel.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** Dense GEMMs' rate by inner dimension relative to large ones on an architecture, or null where not measured. */
+    public KernelCurve gemmCurve(String architecture) {
+        return architecture == null ? null : curves.get(architecture + "/gemm");
     }
 
     /**
