@@ -1,9 +1,11 @@
 package dev.trainadvisor.perf;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * What one call of a collective costs on its group, as NCCL's tuner picks the algorithm
  * (src/graph/tuning.cc of NVIDIA/nccl at 5067397, ncclTopoTuneModel: the latency and bandwidth of every algorithm, the
- * fastest chosen per call): {@code alpha + factor x bytes / busbw}.
+ * fastest chosen per call): {@code alpha + factor x bytes / busbw}; its constants are data, knowledge-base/nccl-tuning.json.
  *
  * <p>The catalogue's latency of a link is measured on a small group (an 8-GPU node, 2 nodes; knowledge-base/links.json
  * and networks.json). A ring across more nodes pays one network hop per step beyond it, NCCL's 14 us for the Simple
@@ -22,7 +24,13 @@ package dev.trainadvisor.perf;
  * GPUs NVLS matched the ring and rose to it through 5-8 (https://github.com/NVIDIA/nccl/issues/1455: 370, then 420,
  * 440, 460, 480), taken linearly from 4 to 8 GPUs. The link's {@code nvlsGain} carries the ratio.
  *
- * @param algorithm       "ring", "tree", "pat" or "nvls"
+ * <p>Across nodes whose switches reduce (InfiniBand SHARP, declared by {@code inter_node.sharp}), an all-reduce runs as
+ * NCCL's CollNet: each GPU's data goes up the network once and the reduced result comes back once, "the algorithm
+ * bandwidth could be up to" the node's NICs' (NCCL maintainer, https://github.com/NVIDIA/nccl/issues/320), so the
+ * bytes cross the network once in each direction (a factor of 1 on the bus bandwidth against a ring's
+ * 2 (n - 1) / n) at the latency measured on two nodes, whatever their number.
+ *
+ * @param algorithm       "ring", "tree", "pat", "nvls" or "sharp"
  * @param alphaUs         the latency of one call
  * @param factor          bytes over bus bandwidth: nccl-tests' factor for a ring, 2 / 0.782 for a tree
  * @param bandwidthScale  the algorithm's bus bandwidth over the link's (a ring's)
@@ -31,20 +39,32 @@ public record CallCost(String algorithm, double alphaUs, double factor, double b
 
     public CallCost(String algorithm, double alphaUs, double factor) { this(algorithm, alphaUs, factor, 1.0); }
 
+    /** NCCL's tuner constants (knowledge-base/nccl-tuning.json, each with its line of tuning.cc). */
+    private static final JsonNode TUNING = read();
+
     /** NCCL's per-step latency of a network hop, Simple protocol, ring and tree alike. */
-    public static final double NET_HOP_US = 14.0;
+    public static final double NET_HOP_US = TUNING.get("net_hop_us").asDouble();
 
     /** NCCL's per-step latency of an NVLink hop in a ring, Simple protocol. */
-    public static final double NVLINK_HOP_US = 3.4;
+    public static final double NVLINK_HOP_US = TUNING.get("nvlink_ring_hop_us").asDouble();
 
     /** A tree all-reduce's bus bandwidth over the ring's: 0.92, and 0.85 for the tree pattern. */
-    public static final double TREE_BANDWIDTH = 0.92 * 0.85;
+    public static final double TREE_BANDWIDTH = TUNING.get("tree_bandwidth").asDouble();
 
     /** PAT: the share of a network hop's latency per doubling, its latency per rank, its bus bandwidth over a ring's. */
-    public static final double PAT_HOP_SHARE = 1 / 3.5, PAT_RANK_US = 2.8, PAT_BANDWIDTH = 0.75;
+    public static final double PAT_HOP_SHARE = TUNING.get("pat_hop_share").asDouble(),
+            PAT_RANK_US = TUNING.get("pat_rank_us").asDouble(), PAT_BANDWIDTH = TUNING.get("pat_bandwidth").asDouble();
 
     /** The GPUs and nodes the catalogue's latencies were measured on. */
-    static final int REFERENCE_GPUS = 8, REFERENCE_NODES = 2;
+    static final int REFERENCE_GPUS = TUNING.get("reference_gpus").asInt(), REFERENCE_NODES = TUNING.get("reference_nodes").asInt();
+
+    private static JsonNode read() {
+        try (java.io.InputStream in = dev.trainadvisor.spec.Resources.open("knowledge-base/nccl-tuning.json")) {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(in);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read knowledge-base/nccl-tuning.json", e);
+        }
+    }
 
     /** The cheapest way NCCL runs one call of {@code bytes} of {@code kind} over {@code n} ranks placed on {@code link}. */
     static CallCost of(CollectiveKind kind, int n, LinkChoice link, double bytes) {
@@ -53,6 +73,10 @@ public record CallCost(String algorithm, double alphaUs, double factor, double b
         if (kind == CollectiveKind.ALL_REDUCE && !link.crossesNodes() && link.nvlsGain() > 1 && n > 4) {
             double gain = 1 + (link.nvlsGain() - 1) * Math.min(1, (n - 4) / 4.0);
             return new CallCost("nvls", ring.alphaUs(), ring.factor(), gain);
+        }
+        if (kind == CollectiveKind.ALL_REDUCE && link.sharp() && link.scope() == LinkScope.INTER_NODE) {
+            CallCost sharp = new CallCost("sharp", link.alphaUs(), 1.0);
+            return sharp.seconds(bytes, busbw) < ring.seconds(bytes, busbw) ? sharp : ring;
         }
         if (!link.crossesNodes() || link.nodesSpanned() <= REFERENCE_NODES) return ring;
         int nodes = link.nodesSpanned();

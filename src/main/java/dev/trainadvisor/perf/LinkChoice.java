@@ -11,13 +11,19 @@ package dev.trainadvisor.perf;
  * @param interference how much slower compute runs beside the group's collectives: the intra-node transport's
  *                     (knowledge-base/transports.json) when the group has more than one member in a node, else 0
  * @param nvlsGain     an 8-GPU all-reduce with NVLink SHARP over the ring on the bounding link; 1 off the node's NVLink
+ * @param sharp        whether the network bounding the group reduces in its switches (InfiniBand SHARP)
  */
 public record LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
-                         int nodesSpanned, int membersPerNode, double interference, double nvlsGain) {
+                         int nodesSpanned, int membersPerNode, double interference, double nvlsGain, boolean sharp) {
 
     public LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
                       int nodesSpanned, int membersPerNode, double interference) {
-        this(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, interference, 1.0);
+        this(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, interference, 1.0, false);
+    }
+
+    public LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
+                      int nodesSpanned, int membersPerNode, double interference, double nvlsGain) {
+        this(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, interference, nvlsGain, false);
     }
 
     public boolean intraBound() { return scope == LinkScope.INTRA_NODE; }

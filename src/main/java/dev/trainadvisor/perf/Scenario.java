@@ -51,7 +51,7 @@ public record Scenario(Cluster cluster, RunMetrics run, Efficiency base, double 
             case INTER_NODE_GBPS -> {
                 Network n = cluster.interNode();
                 yield new Scenario(cluster.withInterNode(new Network(n.key(), n.lineRateGbitS(), n.efficiency(),
-                        n.alphaUs(), n.nicsPerNode(), v, n.source())), run, base, computeScale, overlap);
+                        n.alphaUs(), n.nicsPerNode(), v, n.source(), n.sharp())), run, base, computeScale, overlap);
             }
         };
     }

@@ -62,6 +62,7 @@ public final class Topology {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, intraGbps, alpha, true, domains,
                     membersPerDomain, interference);
         }
-        return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, domains, membersPerDomain, interference);
+        return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, domains, membersPerDomain, interference,
+                1.0, net.sharp());
     }
 }

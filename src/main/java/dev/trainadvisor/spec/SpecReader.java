@@ -38,7 +38,7 @@ public final class SpecReader {
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
             "gpus_per_node", "intra_node", "inter_node", "nvlink_domain");
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
-    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests");
+    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests", "sharp");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
             "mamf_tflops_bf16", "attention_fraction", "sms", "source", "architecture");
     private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
@@ -227,7 +227,8 @@ public final class SpecReader {
             Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
             int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode());
             double busbw = measuredBusbw(inter);
-            network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source());
+            network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source(),
+                    inter.bool("sharp", false));
         }
         if (nodes > 1 && network == null)
             throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",

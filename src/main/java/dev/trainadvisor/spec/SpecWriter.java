@@ -67,6 +67,7 @@ public final class SpecWriter {
             inter.put("link", c.interNode().key());
             inter.put("nics_per_node", c.interNode().nicsPerNode());
             if (!Double.isNaN(c.interNode().busbwGbps())) inter.put("busbw_gbps", c.interNode().busbwGbps());
+            if (c.interNode().sharp()) inter.put("sharp", true);
         }
         return o;
     }

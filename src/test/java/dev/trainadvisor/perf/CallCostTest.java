@@ -84,6 +84,33 @@ class CallCostTest {
         assertEquals(479.0 / 370, link.nvlsGain(), 1e-12);
     }
 
+    /**
+     * With SHARP declared (inter_node.sharp) an all-reduce across nodes moves its bytes through the network once each
+     * way: 1 GB over 16 GPUs of 8 nodes at 47 GB/s in 47.5 us + 1 GB / 47 GB/s, against a ring's 2 x 15/16 of it.
+     */
+    @Test
+    void sharpReducesInTheNetwork() {
+        LinkChoice sharp = new LinkChoice("IB-NDR", LinkScope.INTER_NODE, 47, 47.5, true, 8, 2, 0, 1.0, true);
+        CallCost c = CallCost.of(CollectiveKind.ALL_REDUCE, 16, sharp, 1e9);
+        assertEquals("sharp", c.algorithm());
+        assertEquals(47.5e-6 + 1e9 / 47e9, c.seconds(1e9, 47e9), 1e-12);
+        assertEquals("ring", CallCost.of(CollectiveKind.ALL_GATHER, 16, sharp, 1e9).algorithm());
+        // the run file declares it
+        ObjectMapper j = new ObjectMapper();
+        ObjectNode t = j.createObjectNode();
+        ObjectNode cl = t.putObject("cluster").put("preset", "dgx-h100").put("nodes", 8);
+        cl.putObject("inter_node").put("link", "IB-NDR").put("nics_per_node", 2).put("sharp", true);   // the network bounds
+        t.put("model", "llama-2-7b");
+        t.putObject("parallel").put("zero_stage", 0);
+        t.putObject("training").put("seq_len", 4096).put("micro_batch_size", 1).put("micro_batches", 4);
+        RunSpec s = new SpecReader().read(t, "run.json");
+        assertTrue(s.cluster().interNode().sharp());
+        Collective ar = StepModel.predict(s.cluster(), s.run()).collectives().stream()
+                .filter(x -> x.op() == CollectiveOp.DP_GRAD_ALL_REDUCE).findFirst().orElseThrow();
+        assertEquals("sharp", ar.cost().algorithm());
+        assertEquals(1.0, ar.factor(), 0);
+    }
+
     /** Inside an NVL72 rack a ring over 72 GPUs pays 64 more NVLink steps of 3.4 us than the 8 it was measured on. */
     @Test
     void aRackWideRingPaysItsNvlinkHops() {
