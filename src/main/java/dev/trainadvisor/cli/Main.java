@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "train-advisor", mixinStandardHelpOptions = true, version = "train-advisor 0.1.0",
         description = "Tells why an LLM training run is slower than it should be, and what to change.",
-        subcommands = {AdviseCommand.class, BatchCommand.class, ParseCommand.class, ValidateCommand.class, CatalogCommand.class})
+        subcommands = {AdviseCommand.class, BatchCommand.class, ParseCommand.class, ValidateCommand.class, SearchCommand.class,
+                CatalogCommand.class})
 public final class Main implements Runnable {
     public static final int OK = 0;
     public static final int HIGH_SEVERITY = 1;

@@ -1,0 +1,237 @@
+package dev.trainadvisor.search;
+
+import dev.trainadvisor.perf.Collective;
+import dev.trainadvisor.perf.MemoryEstimate;
+import dev.trainadvisor.perf.MemoryModel;
+import dev.trainadvisor.perf.Phase;
+import dev.trainadvisor.perf.StepModel;
+import dev.trainadvisor.perf.StepPrediction;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.RunSpec;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The layouts of a run on its GPUs at the same global batch, each predicted by the step model, the fastest first.
+ * Enumerates tensor, pipeline (with interleaving), context, data and expert parallelism (expert-TP folded as
+ * Megatron-Core folds it), sequence parallelism, the ZeRO stage, the micro-batch size and count, and recomputation;
+ * keeps what divides and fits in memory with {@code headroom} of it free. Pruned before any layout is timed: a layout
+ * whose memory (computed apart, perf.MemoryModel) does not fit is not predicted, and for each layout the recomputation
+ * is tried from none to full, stopping at the first that fits (more recomputation at the same layout is only slower).
+ * Multithreaded; the result does not depend on the threads (ties break on the layout's description).
+ */
+public final class LayoutSearch {
+    private LayoutSearch() {}
+
+    /** Every knob the search may vary (--vary names them as the run file does). */
+    public static final List<String> KNOBS = List.of("tp", "pp", "virtual_stages", "cp", "ep", "etp",
+            "sequence_parallel", "zero_stage", "micro_batch_size", "recompute");
+
+    /**
+     * @param top      how many layouts to return in full
+     * @param headroom the share of the GPU's memory a layout must leave free
+     * @param vary     the knobs to vary; the others stay as the run has them
+     * @param threads  worker threads
+     */
+    public record Options(int top, double headroom, Set<String> vary, int threads) {
+        public static Options defaults() {
+            return new Options(5, 0.05, Set.copyOf(KNOBS), Runtime.getRuntime().availableProcessors());
+        }
+    }
+
+    /** One layout that fits, as the model predicts it. */
+    public record Candidate(Layout layout, double tokensPerGpuPerS, double tflopsPerGpu, double stepTimeS,
+                            double memoryGb, double capacityGb, String bottleneck, double bottleneckSeconds) {
+        public double headroomGb() { return capacityGb - memoryGb; }
+    }
+
+    /**
+     * @param own       the run's own layout as predicted (null when it does not fit)
+     * @param best      the top layouts, fastest first
+     * @param pareto    the layouts no other beats on both throughput and memory headroom, fastest first
+     * @param visited   layouts enumerated, each recomputation counted; {@code predicted} of them timed,
+ *                  {@code prunedByMemory} left untimed because their memory alone did not fit, the rest skipped
+ *                  because less recomputation of the same layout already fit
+     */
+    public record Result(Candidate own, List<Candidate> best, List<Candidate> pareto, long visited, long predicted,
+                         long prunedByMemory, long fitting, double seconds) {}
+
+    public static Result search(RunSpec spec, Options o) {
+        long start = System.nanoTime();
+        Cluster cluster = spec.cluster();
+        RunMetrics run = spec.run();
+        List<Layout> shapes = Space.enumerate(cluster, run, o.vary());
+        AtomicLong predicted = new AtomicLong(), pruned = new AtomicLong();
+        ForkJoinPool pool = new ForkJoinPool(Math.max(1, o.threads()));
+        List<Candidate> fitting;
+        try {
+            fitting = pool.submit(() -> shapes.parallelStream()
+                    .map(l -> best(cluster, run, l, o, predicted, pruned))
+                    .filter(java.util.Objects::nonNull).toList()).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("search interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("search failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdown();
+        }
+        List<Candidate> sorted = new ArrayList<>(fitting);
+        sorted.sort(ORDER);
+        Candidate own = candidate(cluster, run, Layout.of(run), 0);
+        return new Result(own, List.copyOf(sorted.subList(0, Math.min(o.top(), sorted.size()))), pareto(sorted),
+                shapes.size() * (long) (o.vary().contains("recompute") ? 3 : 1), predicted.get(), pruned.get(),
+                sorted.size(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** The layout a run file gives, described. */
+    public static String start(RunSpec spec) { return Layout.of(spec.run()).describe(); }
+
+    /** Fastest first; equal throughputs in the order of their descriptions, so the result is the same every time. */
+    static final Comparator<Candidate> ORDER = Comparator.comparingDouble(Candidate::tokensPerGpuPerS).reversed()
+            .thenComparing(c -> c.layout().describe());
+
+    /** The first recomputation, from none to full, at which the layout fits; null when none does. */
+    private static Candidate best(Cluster cluster, RunMetrics run, Layout l, Options o, AtomicLong predicted,
+                                  AtomicLong pruned) {
+        List<Recompute> order = o.vary().contains("recompute")
+                ? List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL) : List.of(l.recompute());
+        for (Recompute r : order) {
+            Layout x = new Layout(l.tp(), l.pp(), l.virtualStages(), l.cp(), l.dp(), l.ep(), l.etp(), l.sequenceParallel(),
+                    l.zeroStage(), l.microBatchSize(), l.microBatches(), r);
+            RunMetrics laid = x.apply(run);
+            MemoryEstimate m = MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
+            if (m.totalGb() > m.capacityGb() * (1 - o.headroom())) {
+                pruned.incrementAndGet();
+                continue;
+            }
+            predicted.incrementAndGet();
+            return candidate(cluster, laid, x, o.headroom());
+        }
+        return null;
+    }
+
+    /** The layout as the model predicts it; null when it does not leave {@code headroom} of the memory free. */
+    static Candidate candidate(Cluster cluster, RunMetrics laid, Layout x, double headroom) {
+        StepPrediction p = StepModel.predict(cluster, laid);
+        if (p.memory().totalGb() > p.memory().capacityGb() * (1 - headroom)) return null;
+        // what the step is made of: compute, the exposed communication (named by its longest collective and link),
+        // the pipeline bubble, the optimizer; each that takes a tenth of the step or more, the largest first
+        Collective longest = null;
+        for (Collective c : p.collectives()) if (longest == null || c.exposedSeconds() > longest.exposedSeconds()) longest = c;
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(new Object[]{"compute", p.computeSeconds()});
+        if (longest != null) parts.add(new Object[]{"communication (" + longest.name() + " on " + longest.link().linkKey() + ")",
+                p.exposedCommSeconds()});
+        parts.add(new Object[]{Phase.PIPELINE_BUBBLE, p.bubbleSeconds()});
+        parts.add(new Object[]{Phase.OPTIMIZER, p.optimizerSeconds()});
+        parts.sort((a, b) -> Double.compare((double) b[1], (double) a[1]));
+        StringBuilder worst = new StringBuilder();
+        for (Object[] part : parts) {
+            double share = (double) part[1] / p.stepTimeS();
+            if (worst.length() > 0 && share < 0.10) continue;
+            if (worst.length() > 0) worst.append(", ");
+            worst.append(part[0]).append(' ').append(Math.round(share * 100)).append('%');
+        }
+        double worstS = (double) parts.get(0)[1];
+        return new Candidate(x, p.tokensPerGpuPerS(), p.tflopsPerGpu(), p.stepTimeS(), p.memory().totalGb(),
+                p.memory().capacityGb(), worst.toString(), worstS);
+    }
+
+    /** Of layouts sorted fastest first, those with more headroom than every faster one. */
+    static List<Candidate> pareto(List<Candidate> sorted) {
+        List<Candidate> out = new ArrayList<>();
+        double most = Double.NEGATIVE_INFINITY;
+        for (Candidate c : sorted) {
+            if (c.headroomGb() > most) {
+                out.add(c);
+                most = c.headroomGb();
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** The enumeration: what divides, before any memory or time is computed. */
+    static final class Space {
+        private Space() {}
+
+        static List<Layout> enumerate(Cluster cluster, RunMetrics run, Set<String> vary) {
+            Model m = run.model();
+            Layout base = Layout.of(run);
+            int gpus = cluster.gpus();
+            long globalSeqs = (long) base.microBatchSize() * base.microBatches() * base.dp();
+            int seq = run.training().seqLen();
+            List<Layout> out = new ArrayList<>();
+            for (int tp : values(vary, "tp", base.tp(), divisors(gpus, Math.max(1, cluster.nvlinkDomain())))) {
+                if (m.heads() % tp != 0 || (m.kvHeads() % tp != 0 && tp % m.kvHeads() != 0)) continue;
+                for (int cp : values(vary, "cp", base.cp(), divisors(gpus / tp, seq / 2048))) {
+                    if (seq % cp != 0) continue;
+                    for (int pp : values(vary, "pp", base.pp(), divisors(gpus / (tp * cp), m.layers()))) {
+                        if (gpus % (tp * cp * pp) != 0) continue;
+                        int dp = gpus / (tp * cp * pp);
+                        if (globalSeqs % dp != 0) continue;
+                        long perReplica = globalSeqs / dp;
+                        List<Integer> stages = pp == 1 ? List.of(1)
+                                : values(vary, "virtual_stages", base.virtualStages(), List.of(1, 2, 3, 4, 6, 8));
+                        for (int vs : stages) {
+                            if (pp * vs > m.layers() || (vs > 1 && pp == 1)) continue;
+                            for (int[] e : experts(m, tp, cp, dp, vary, base))
+                                for (boolean sp : tp == 1 ? List.of(false)
+                                        : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))
+                                    for (int zero : dp == 1 ? List.of(0)
+                                            : values(vary, "zero_stage", base.zeroStage(), List.of(0, 1, 2, 3)))
+                                        for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
+                                                powersOfTwoDividing(perReplica))) {
+                                            if (perReplica % mbs != 0) continue;
+                                            out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
+                                                    (int) (perReplica / mbs), base.recompute()));
+                                        }
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+
+        /** (ep, etp) pairs: 1 and tp for a dense model; for MoE the expert counts' divisors that fold into the stage. */
+        private static List<int[]> experts(Model m, int tp, int cp, int dp, Set<String> vary, Layout base) {
+            if (!m.isMoe()) return List.<int[]>of(new int[]{1, tp});
+            List<int[]> out = new ArrayList<>();
+            List<Integer> etps = values(vary, "etp", base.etp() == base.tp() ? tp : base.etp(),
+                    tp == 1 ? List.of(1) : List.of(1, tp));
+            for (int etp : etps) {
+                if (m.moe().ffnHidden() % etp != 0) continue;
+                for (int ep : values(vary, "ep", base.ep(), divisors(m.moe().experts(), m.moe().experts()))) {
+                    if (m.moe().experts() % ep != 0 || (tp * cp * dp) % (ep * etp) != 0) continue;
+                    out.add(new int[]{ep, etp});
+                }
+            }
+            return out;
+        }
+
+        private static <T> List<T> values(Set<String> vary, String knob, T base, List<T> all) {
+            return vary.contains(knob) ? all : List.of(base);
+        }
+
+        /** Divisors of {@code n} up to {@code max}, ascending. */
+        static List<Integer> divisors(int n, int max) {
+            List<Integer> out = new ArrayList<>();
+            for (int d = 1; d <= Math.min(n, Math.max(1, max)); d++) if (n % d == 0) out.add(d);
+            return out;
+        }
+
+        private static List<Integer> powersOfTwoDividing(long n) {
+            List<Integer> out = new ArrayList<>();
+            for (int d = 1; d <= Math.min(n, 64); d *= 2) if (n % d == 0) out.add(d);
+            return out;
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.trainadvisor.search;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.perf.StepModel;
+import dev.trainadvisor.perf.StepPrediction;
+import dev.trainadvisor.report.Json;
+import dev.trainadvisor.report.SearchReport;
+import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+import dev.trainadvisor.spec.SpecWriter;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The layout search (issue 10): what it returns is valid, fits, beats the run, is what brute force finds, every time. */
+class LayoutSearchTest {
+    static RunSpec pcie() { return new SpecReader().read(Path.of("examples/internlm-7b-pcie-1node.yaml")); }
+
+    static LayoutSearch.Options options(int threads) {
+        return new LayoutSearch.Options(5, 0.05, Set.copyOf(LayoutSearch.KNOBS), threads);
+    }
+
+    /** The motivating PCIe node: the run's own layout at ZeRO-1 over 8 GPUs is bound by the PCIe collectives. */
+    @Test
+    void theBestLayoutIsNeverSlowerThanTheRunsOwn() {
+        for (String f : List.of("examples/internlm-7b-pcie-1node.yaml", "examples/internlm-7b-nvlink-1node.yaml",
+                "examples/internlm-7b-pcie-2nodes.yaml")) {
+            RunSpec s = new SpecReader().read(Path.of(f));
+            LayoutSearch.Result r = LayoutSearch.search(s, options(2));
+            assertNotNull(r.own(), f);
+            assertTrue(r.best().get(0).tokensPerGpuPerS() >= r.own().tokensPerGpuPerS() * (1 - 1e-12), f);
+        }
+    }
+
+    /**
+     * On the PCIe node an expert keeps the gradients off PCIe: pipeline stages instead of eight data-parallel
+     * replicas, no tensor parallelism over PCIe; the model prices that at a third faster.
+     */
+    @Test
+    void onThePcieNodeTheSearchPipelinesInsteadOfReducingOverPcie() {
+        LayoutSearch.Result r = LayoutSearch.search(pcie(), options(2));
+        Layout best = r.best().get(0).layout();
+        assertEquals(1, best.tp());
+        assertTrue(best.pp() >= 2 && best.dp() < 8, best.describe());
+        assertTrue(r.best().get(0).tokensPerGpuPerS() > 1.2 * r.own().tokensPerGpuPerS());
+    }
+
+    /** Every layout it returns reads back as a run file (the reader checks what divides) and fits with 5% free. */
+    @Test
+    void everyLayoutItReturnsIsValidAndFits() {
+        RunSpec s = pcie();
+        LayoutSearch.Result r = LayoutSearch.search(s, options(2));
+        List<LayoutSearch.Candidate> all = new ArrayList<>(r.best());
+        all.addAll(r.pareto());
+        for (LayoutSearch.Candidate c : all) {
+            ObjectNode tree = SpecWriter.apply(SpecWriter.write(s.cluster(), s.run()),
+                    new java.util.LinkedHashMap<>(c.layout().keys()));
+            RunSpec again = new SpecReader().read(tree, "layout.json");
+            StepPrediction p = StepModel.predict(again.cluster(), again.run());
+            assertTrue(p.memory().totalGb() <= 0.95 * p.memory().capacityGb(), c.layout().describe());
+            assertEquals(c.tokensPerGpuPerS(), p.tokensPerGpuPerS(), c.tokensPerGpuPerS() * 1e-9, c.layout().describe());
+            // the same global batch
+            assertEquals(64, again.run().training().microBatchSize() * again.run().training().microBatches()
+                    * again.run().parallel().dp());
+        }
+    }
+
+    /** Pruning changes nothing: predicting every recomputation of every layout finds the same best. */
+    @Test
+    void pruningFindsWhatBruteForceFinds() {
+        RunSpec s = pcie();
+        LayoutSearch.Result r = LayoutSearch.search(s, options(1));
+        LayoutSearch.Candidate brute = null;
+        for (Layout l : LayoutSearch.Space.enumerate(s.cluster(), s.run(), Set.copyOf(LayoutSearch.KNOBS)))
+            for (Recompute rc : Recompute.values()) {
+                Layout x = new Layout(l.tp(), l.pp(), l.virtualStages(), l.cp(), l.dp(), l.ep(), l.etp(),
+                        l.sequenceParallel(), l.zeroStage(), l.microBatchSize(), l.microBatches(), rc);
+                RunMetrics laid = x.apply(s.run());
+                LayoutSearch.Candidate c = LayoutSearch.candidate(s.cluster(), laid, x, 0.05);
+                if (c != null && (brute == null || LayoutSearch.ORDER.compare(c, brute) < 0)) brute = c;
+            }
+        assertNotNull(brute);
+        assertEquals(brute.layout(), r.best().get(0).layout());
+        assertTrue(r.prunedByMemory() > 0 && r.predicted() < r.visited());
+    }
+
+    /** The same input gives the same output, whatever the threads. */
+    @Test
+    void theResultDoesNotDependOnTheThreads() {
+        RunSpec s = pcie();
+        String one = Json.of(SearchReport.view(LayoutSearch.search(s, options(1))));
+        String two = Json.of(SearchReport.view(LayoutSearch.search(s, options(2))));
+        assertEquals(one, two);
+    }
+
+    /** The Pareto front: fastest first, each with more headroom than every faster layout. */
+    @Test
+    void theParetoFrontTradesThroughputForHeadroom() {
+        LayoutSearch.Result r = LayoutSearch.search(pcie(), options(2));
+        List<LayoutSearch.Candidate> p = r.pareto();
+        assertEquals(r.best().get(0), p.get(0));
+        for (int i = 1; i < p.size(); i++) {
+            assertTrue(p.get(i).tokensPerGpuPerS() <= p.get(i - 1).tokensPerGpuPerS());
+            assertTrue(p.get(i).headroomGb() > p.get(i - 1).headroomGb());
+        }
+        assertTrue(p.stream().sorted(Comparator.comparingDouble(LayoutSearch.Candidate::headroomGb)).toList()
+                .equals(p));
+    }
+
+    /** --vary keeps the other knobs where the run has them. */
+    @Test
+    void varyingOnlyThePipelineKeepsTheRest() {
+        RunSpec s = pcie();
+        LayoutSearch.Result r = LayoutSearch.search(s, new LayoutSearch.Options(5, 0.05, Set.of("pp", "micro_batch_size"), 2));
+        for (LayoutSearch.Candidate c : r.best()) {
+            assertEquals(1, c.layout().tp());
+            assertEquals(1, c.layout().virtualStages());
+            assertEquals(s.run().parallel().zeroStage(), c.layout().zeroStage());
+            assertEquals(s.run().training().recompute(), c.layout().recompute());
+        }
+    }
+}
