@@ -12,18 +12,27 @@ import java.util.Map;
 /**
  * One way to lay a run out on its GPUs: the knobs {@link LayoutSearch} varies, everything else as the run has it.
  *
- * @param microBatchSize sequences per micro-batch; {@code microBatches} of them make a data-parallel replica's share of
- *                       the global batch
+ * @param microBatchSize    sequences per micro-batch; {@code microBatches} of them make a data-parallel replica's
+ *                          share of the global batch
+ * @param recomputeFraction with full recomputation, the share of layers that recompute (1 otherwise)
  */
 public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
-                     int zeroStage, int microBatchSize, int microBatches, Recompute recompute) {
+                     int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction) {
 
     /** The layout a run has. */
     public static Layout of(RunMetrics run) {
         Parallel p = run.parallel();
         Training t = run.training();
         return new Layout(p.tp(), p.pp(), p.virtualStages(), p.cp(), p.dp(), p.ep(), p.etp(), p.sequenceParallel(),
-                p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute());
+                p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute(),
+                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0);
+    }
+
+    /** The same layout with another recomputation: full at this layout's fraction when it had full, else in full. */
+    public Layout withRecompute(Recompute r) {
+        double fraction = r == Recompute.FULL && recompute == Recompute.FULL ? recomputeFraction : 1.0;
+        return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
+                microBatches, r, fraction);
     }
 
     /** The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on. */
@@ -33,7 +42,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 b.overlapTpComm(), etp, b.bucketMb());
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, t.precision(),
-                t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? 1.0 : t.recomputeFraction(),
+                t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,
                 t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe());
         return new RunMetrics(run.name(), run.model(), p, nt, run.measured());
     }
@@ -59,7 +68,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         m.put("training.micro_batch_size", microBatchSize);
         m.put("training.micro_batches", microBatches);
         m.put("training.recompute", recompute.name().toLowerCase(Locale.ROOT));
-        m.put("training.recompute_fraction", recompute == Recompute.FULL ? 1.0 : null);
+        m.put("training.recompute_fraction", recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null);
         return m;
     }
 
@@ -79,6 +88,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         s.append(", dp ").append(dp);
         if (ep > 1) s.append(", ep ").append(ep).append(etp != tp ? " (etp " + etp + ")" : "");
         return s.append(", ZeRO ").append(zeroStage).append(", micro-batch ").append(microBatchSize).append(" x ")
-                .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT)).toString();
+                .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
+                .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "").toString();
     }
 }

@@ -105,8 +105,7 @@ public final class LayoutSearch {
         List<Recompute> order = o.vary().contains("recompute")
                 ? List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL) : List.of(l.recompute());
         for (Recompute r : order) {
-            Layout x = new Layout(l.tp(), l.pp(), l.virtualStages(), l.cp(), l.dp(), l.ep(), l.etp(), l.sequenceParallel(),
-                    l.zeroStage(), l.microBatchSize(), l.microBatches(), r);
+            Layout x = l.withRecompute(r);
             RunMetrics laid = x.apply(run);
             MemoryEstimate m = MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
             if (m.totalGb() > m.capacityGb() * (1 - o.headroom())) {
@@ -189,10 +188,10 @@ public final class LayoutSearch {
                                     for (int zero : dp == 1 ? List.of(0)
                                             : values(vary, "zero_stage", base.zeroStage(), List.of(0, 1, 2, 3)))
                                         for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
-                                                powersOfTwoDividing(perReplica))) {
+                                                microBatchSizes(perReplica, base.microBatchSize()))) {
                                             if (perReplica % mbs != 0) continue;
                                             out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
-                                                    (int) (perReplica / mbs), base.recompute()));
+                                                    (int) (perReplica / mbs), base.recompute(), base.recomputeFraction()));
                                         }
                         }
                     }
@@ -228,9 +227,11 @@ public final class LayoutSearch {
             return out;
         }
 
-        private static List<Integer> powersOfTwoDividing(long n) {
+        /** Micro-batch sizes: the divisors of a replica's sequences up to 64, and the run's own. */
+        private static List<Integer> microBatchSizes(long perReplica, int own) {
             List<Integer> out = new ArrayList<>();
-            for (int d = 1; d <= Math.min(n, 64); d *= 2) if (n % d == 0) out.add(d);
+            for (int d = 1; d <= Math.min(perReplica, 64); d++) if (perReplica % d == 0) out.add(d);
+            if (own > 64 && perReplica % own == 0) out.add(own);
             return out;
         }
     }
