@@ -1,20 +1,23 @@
 package dev.trainadvisor.advice;
 
 import dev.trainadvisor.engine.RuleEngine;
+import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.FactBuilder;
 import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.perf.Baseline;
-import dev.trainadvisor.perf.PredictionInterval;
-import dev.trainadvisor.perf.RunClass;
 import dev.trainadvisor.perf.Collective;
 import dev.trainadvisor.perf.FitParam;
 import dev.trainadvisor.perf.FitParameter;
 import dev.trainadvisor.perf.HypothesisFit;
+import dev.trainadvisor.perf.PredictionInterval;
+import dev.trainadvisor.perf.RunClass;
 import dev.trainadvisor.perf.Scenario;
 import dev.trainadvisor.perf.StepPrediction;
+import dev.trainadvisor.search.Layout;
+import dev.trainadvisor.search.LayoutSearch;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
@@ -42,9 +45,25 @@ public final class TrainAdvisor {
     /** Below this predicted gain a remedy is not worth recommending. */
     static final double MIN_SPEEDUP = 1.01;
 
-    private final RuleEngine engine;
+    /** The recommendation of the layout search's best layout. */
+    public static final String BEST_LAYOUT = "best-layout";
 
-    public TrainAdvisor(RuleEngine engine) { this.engine = engine; }
+    private final RuleEngine engine;
+    private final boolean searchLayouts;
+
+    /** Advice with the rules of {@code engine}, and the best layout of the run's GPUs among the recommendations. */
+    public TrainAdvisor(RuleEngine engine) { this(engine, true); }
+
+    private TrainAdvisor(RuleEngine engine, boolean searchLayouts) {
+        this.engine = engine;
+        this.searchLayouts = searchLayouts;
+    }
+
+    /**
+     * The same advice without the layout search: what `batch` uses, where a search per run would cost more than the
+     * rest of the advice together.
+     */
+    public TrainAdvisor withoutLayoutSearch() { return new TrainAdvisor(engine, false); }
 
     public static Advice advise(Cluster cluster, RunMetrics run) {
         return new TrainAdvisor(RuleEngine.builtIn()).adviseRun(cluster, run);
@@ -55,6 +74,8 @@ public final class TrainAdvisor {
     public Advice adviseRun(Cluster cluster, RunMetrics run) {
         Baseline b = Baseline.of(cluster, run);
         List<Object> facts = FactBuilder.facts(b);
+        // a run that does not fit as laid out: what would (another layout, more GPUs, a GPU with more memory)
+        if (b.prediction().memory().headroomGb() < 0) facts.add(WhatFits.of(cluster, run));
         RuleEngine.Result result = engine.run(facts);
         ObservationFact observed = null;
         GapFact gap = null;
@@ -64,8 +85,34 @@ public final class TrainAdvisor {
         }
         Materiality materiality = Materiality.shipped();
         for (Object f : result.derived()) if (f instanceof Materiality m) materiality = m;
-        List<Recommendation> recs = recommend(b, merge(result.proposals()), observed, materiality);
+        List<RemedyProposal> proposals = new ArrayList<>(merge(result.proposals()));
+        if (searchLayouts) {
+            RemedyProposal best = bestLayout(cluster, run, result.diagnoses());
+            if (best != null && proposals.stream().noneMatch(p -> p.change().equals(best.change()))) proposals.add(best);
+        }
+        List<Recommendation> recs = recommend(b, proposals, observed, materiality);
         return new Advice(SpecWriter.write(cluster, run), b, observed, gap, result.diagnoses(), recs);
+    }
+
+    /**
+     * The fastest layout of the run's GPUs at the same global batch (search.LayoutSearch, 5% of the memory free) as a
+     * proposal, its changes from the run's layout in run-file keys; null when the run's own is the best. It is priced
+     * like every remedy, from the fitted step.
+     */
+    static RemedyProposal bestLayout(Cluster cluster, RunMetrics run, List<Diagnosis> diagnoses) {
+        LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run),
+                new LayoutSearch.Options(1, 0.05, java.util.Set.copyOf(LayoutSearch.KNOBS), 1));
+        if (r.best().isEmpty()) return null;
+        Layout best = r.best().get(0).layout(), own = Layout.of(run);
+        Map<String, Object> change = best.changesFrom(own);
+        if (change.isEmpty() || (r.own() != null && r.best().get(0).tokensPerGpuPerS() <= r.own().tokensPerGpuPerS()))
+            return null;
+        // it answers the largest cause that claims seconds of the step (not a finding such as skipped steps)
+        List<String> addresses = diagnoses.stream().filter(d -> d.impactFraction() > 0).limit(1).map(Diagnosis::id).toList();
+        return new RemedyProposal(BEST_LAYOUT, "Lay the run out as " + best.describe(), change, true, addresses,
+                "The fastest layout of these GPUs at the same global batch that the step model finds, searching tensor, "
+                        + "pipeline, context, data and expert parallelism, ZeRO, micro-batches and recomputation.",
+                "best-layout (search)");
     }
 
     /** Prices every proposal; keeps those that fit in memory and gain over the baseline and over what the run did. */
@@ -78,7 +125,9 @@ public final class TrainAdvisor {
         for (RemedyProposal r : proposals) {
             Recommendation rec = price(b, r, m);
             if (rec == null) continue;
-            boolean gains = rec.speedup() >= MIN_SPEEDUP && rec.predictedTokensPerGpuPerS() > done;
+            // a new layout is a larger change than a flag: it is worth making for a gain the model can vouch for
+            double least = r.id().equals(BEST_LAYOUT) ? 1 + m.material() : MIN_SPEEDUP;
+            boolean gains = rec.speedup() >= least && rec.predictedTokensPerGpuPerS() > done;
             if (gains || overflows) recs.add(rec);
         }
         if (recs.isEmpty() && overflows) {
@@ -88,10 +137,22 @@ public final class TrainAdvisor {
                 if (rec != null) recs.add(rec);
             }
         }
+        recs.addAll(combinations(b, proposals, recs, done, m));
         recs.sort(Comparator.comparing((Recommendation r) -> !r.sameMath())
-                .thenComparing(Comparator.comparingDouble(Recommendation::speedup).reversed())
+                .thenComparing(Comparator.comparingDouble(TrainAdvisor::rank).reversed())
                 .thenComparing(Recommendation::id));
         return List.copyOf(recs);
+    }
+
+    /**
+     * What a recommendation is ranked by: its speedup, or for one that changes the hardware (a cluster.* key: other
+     * GPUs, links, NICs, more nodes) the low end of its range. New hardware costs money and weeks; it leads only where
+     * its gain beats what the run's own GPUs can do even if the model is off against it, so a layout change the model
+     * cannot tell apart from buying NVLink nodes comes first.
+     */
+    static double rank(Recommendation r) {
+        boolean hardware = r.change().keySet().stream().anyMatch(k -> k.startsWith("cluster."));
+        return hardware ? r.speedupLow() : r.speedup();
     }
 
     /**
@@ -180,6 +241,52 @@ public final class TrainAdvisor {
             }
         }
         return List.copyOf(byId.values());
+    }
+
+    /**
+     * For each proposal that alone does not fit or does not gain, the best compatible pair it makes with another (the
+     * two change different run-file keys): kept when the pair fits and gains more than the other alone by at least
+     * Materiality.material (a pair is two changes to make; the second must earn its place). So "overlap the gradient reduction", which alone does not fit, comes with the ZeRO stage that makes
+     * room for it.
+     */
+    static List<Recommendation> combinations(Baseline b, List<RemedyProposal> proposals, List<Recommendation> singles,
+                                             double done, Materiality m) {
+        boolean overflows = b.prediction().memory().headroomGb() < 0;
+        Map<String, Double> alone = new LinkedHashMap<>();
+        for (Recommendation r : singles) alone.put(r.id(), r.speedup());
+        List<Recommendation> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (RemedyProposal a : proposals) {
+            if (alone.containsKey(a.id()) || a.id().equals(BEST_LAYOUT)) continue;
+            Recommendation best = null;
+            String members = null;
+            for (RemedyProposal c : proposals) {
+                if (c == a || c.id().equals(BEST_LAYOUT)) continue;
+                if (a.change().keySet().stream().anyMatch(c.change()::containsKey)) continue;
+                Recommendation rec = price(b, pair(a, c), m);
+                if (rec == null) continue;
+                // a run that does not fit has no speed to gain over; what counts is the best way to make it fit
+                if (!overflows && (rec.speedup() < MIN_SPEEDUP || rec.predictedTokensPerGpuPerS() <= done)) continue;
+                if (rec.speedup() < alone.getOrDefault(c.id(), 1.0) * (1 + m.material())) continue;
+                if (best == null || rec.speedup() > best.speedup()) {
+                    best = rec;
+                    members = a.id().compareTo(c.id()) < 0 ? a.id() + "+" + c.id() : c.id() + "+" + a.id();
+                }
+            }
+            if (best != null && seen.add(members) && !alone.containsKey(best.id())
+                    && !alone.containsKey(members.substring(members.indexOf('+') + 1) + "+" + members.substring(0, members.indexOf('+'))))
+                out.add(best);
+        }
+        return out;
+    }
+
+    private static RemedyProposal pair(RemedyProposal a, RemedyProposal c) {
+        Map<String, Object> change = new LinkedHashMap<>(a.change());
+        change.putAll(c.change());
+        LinkedHashSet<String> addresses = new LinkedHashSet<>(a.addresses());
+        addresses.addAll(c.addresses());
+        return new RemedyProposal(a.id() + "+" + c.id(), a.action() + "; and " + lowerFirst(c.action()), change,
+                a.sameMath() && c.sameMath(), List.copyOf(addresses), a.reason() + " " + c.reason(), a.rule());
     }
 
     /** Every pair of proposals addressing {@code diagnosis} whose changes touch different fields, as one proposal. */

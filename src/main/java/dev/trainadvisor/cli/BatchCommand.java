@@ -72,7 +72,7 @@ final class BatchCommand implements Callable<Integer> {
         List<Item> items = new ArrayList<>();
         int bad = collect(files, items, err);
 
-        TrainAdvisor advisor = new TrainAdvisor(common.engine());
+        TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
         SpecReader reader = new SpecReader();
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();

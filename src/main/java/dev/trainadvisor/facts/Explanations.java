@@ -452,6 +452,31 @@ public final class Explanations {
                 .text(". The run cannot start as configured.");
     }
 
+    /** No layout of the run's GPUs holds it; what would, from the layout search. */
+    public static Explain noLayoutFits(CapacityFact c, RunFact r) {
+        Explain e = Explain.start().text("No layout of these ").count("gpus", c.gpus()).text(" " + r.gpu()
+                        + " holds the run: the weights, gradients and optimizer states of ").num("params_b", c.params() / 1e9, "B")
+                .text(" parameters come to ");
+        if (c.stateGb() >= 1000) e.num("state_tb", c.stateGb() / 1000, "TB");
+        else e.num("state_gb", c.stateGb(), "GB");
+        e.text(" before any activation, against ")
+                .eq(Eq.times(Eq.v("gpus", c.gpus(), ""), Eq.v("gpu_memory_gb", c.gpuMemoryGb(), "GB")), "cluster_memory_gb",
+                        c.clusterMemoryGb(), "GB")
+                .text("; the search tried ").count("layouts_tried", c.layoutsTried())
+                .text(" layouts (tensor, pipeline, context, data and expert parallelism, every ZeRO stage, micro-batches, recomputation) and none leaves ")
+                .pct("search_headroom", c.headroom()).text(" of the memory free.");
+        if (c.fewestGpus() > 0)
+            e.text(" The fewest " + r.gpu() + " that hold it at the same global batch are ").count("fewest_gpus", c.fewestGpus())
+                    .text(".");
+        else
+            e.text(" Up to ").count("max_gpus_tried", c.maxGpusTried()).text(" " + r.gpu() + " none holds it at the same global batch.");
+        if (c.largerGpu() != null)
+            e.text(" The catalogue GPU with the least memory that holds it on as many GPUs is the " + c.largerGpu() + " (")
+                    .num("larger_gpu_memory_gb", c.largerGpuMemoryGb(), "GB").text(").");
+        if (c.fewestGpus() > 0 || c.largerGpu() != null) e.text(" The recommendations lay them out.");
+        return e;
+    }
+
     public static Explain memoryHeadroom(MemoryFact m, RunFact r) {
         return Explain.start().text("The step holds ").num("total_gb", m.totalGb(), "GB").text(" of the ").num("capacity_gb", m.capacityGb(), "GB")
                 .text(" of the " + r.gpu() + ": ").eq(Eq.minus(Eq.v("capacity_gb", m.capacityGb(), "GB"), Eq.v("total_gb", m.totalGb(), "GB")),

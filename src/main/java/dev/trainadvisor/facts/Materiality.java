@@ -19,13 +19,14 @@ package dev.trainadvisor.facts;
  * @param waveEfficiency    GEMMs keeping fewer of the SMs busy than this in their last wave are too small
  * @param memoryHeadroom    a step using less than this share of the GPU's memory leaves memory to buy speed with
  * @param recomputeMemory   recomputation is worth dropping when the step uses less than this share of memory
+ * @param longSequence      from this many tokens a sequence is long enough for context parallelism to be worth its ring
  * @param lossScaleSkips    skipped steps at or above this share of all steps are reported
  * @param accounting        a framework's FLOPs per token differing from the house count by more than this is reported
  * @param origin            who set these: "shipped", or what a user rule says
  */
 public record Materiality(double material, double high, double modelError, double faultPosterior,
                           double linkFaultRatio, double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
-                          double lossScaleSkips, double accounting, String origin) {
+                          double lossScaleSkips, double accounting, int longSequence, String origin) {
 
     /**
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
@@ -35,10 +36,12 @@ public record Materiality(double material, double high, double modelError, doubl
      * the ordinary spread between nodes below it (ln 0.7 = -0.36, Fit.LINK_NOMINAL_SIGMA 0.25), a fault rather than
      * spread; overlapFaultRatio 0.7 likewise (the generated runs of AttributionPropertyTest recover faults best at
      * about 1.5 ordinary sigmas); waveEfficiency 0.85 (NVIDIA's Matrix Multiplication Background guide: wave
-     * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%.
+     * quantization); memoryHeadroom 0.6 and recomputeMemory 0.85 of capacity; lossScaleSkips 1%; accounting 3%;
+     * longSequence 8192: the shortest sequence NVIDIA's own published runs split (NeMo 24.07 performance summary,
+     * DGX-H100 fp8: Llama 3 8B and 70B at seq 8192 with cp 2; the calibration rows nemo-24.07-h100-fp8-llama3-*).
      */
     public static Materiality shipped() {
-        return new Materiality(0.05, 0.20, dev.trainadvisor.perf.Fit.MODEL_ERROR, 0.5, 0.7, 0.7, 0.85, 0.6, 0.85, 0.01, 0.03, "shipped");
+        return new Materiality(0.05, 0.20, dev.trainadvisor.perf.Fit.MODEL_ERROR, 0.5, 0.7, 0.7, 0.85, 0.6, 0.85, 0.01, 0.03, 8192, "shipped");
     }
 
     /** The severity of a cause that costs {@code impactFraction} of the step. */
@@ -65,16 +68,16 @@ public record Materiality(double material, double high, double modelError, doubl
 
     public Materiality withMaterial(double m) {
         return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, origin);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, origin);
     }
 
     public Materiality withModelError(double e) {
         return new Materiality(material, high, e, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, origin);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, origin);
     }
 
     public Materiality from(String who) {
         return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, who);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, who);
     }
 }

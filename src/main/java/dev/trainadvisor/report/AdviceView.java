@@ -179,6 +179,9 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                 g.fittedStepS(), g.unexplainedS());
     }
 
+    /** Below this share of the GPU's memory left free, a recommendation says it is tight. */
+    public static final double TIGHT_MEMORY = 0.05;
+
     static RecommendationView recommendation(Recommendation r, boolean fitted) {
         return new RecommendationView(r.id(), r.action(), r.change(), r.sameMath(), r.predictedTflopsPerGpu(),
                 r.predictedStepTimeS(), r.speedup(), new double[]{r.speedupLow(), r.speedupHigh()}, r.memoryHeadroomGb(),
@@ -199,6 +202,10 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                     .append(" under the explanations the run's times allow");
         s.append("), memory ").append(Fmt.num(r.predictedMemoryGb())).append(" of ").append(Fmt.num(r.memoryCapacityGb()))
                 .append(" GB.");
+        if (r.memoryHeadroomGb() < TIGHT_MEMORY * r.memoryCapacityGb())
+            s.append(" It leaves only ").append(Fmt.num(r.memoryHeadroomGb())).append(" GB free, under ")
+                    .append(Fmt.pct(TIGHT_MEMORY)).append(" of the GPU's memory: allocator fragmentation or a longer "
+                            + "sequence may not fit.");
         if (!r.sameMath()) s.append(" It changes the optimisation (the global batch, sequence length or weight precision).");
         if (r.nextBottleneck() != null)
             s.append(" The largest exposed collective would then be ").append(r.nextBottleneck()).append(" on ")

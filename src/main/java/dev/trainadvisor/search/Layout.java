@@ -76,6 +76,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
     public Map<String, Object> changesFrom(Layout from) {
         Map<String, Object> out = new LinkedHashMap<>(), base = from.keys();
         keys().forEach((k, v) -> { if (!java.util.Objects.equals(v, base.get(k))) out.put(k, v); });
+        // expert-TP means nothing without experts: a dense run's etp follows tp and is not a change of its own
+        if (ep == 1 && from.ep == 1) out.remove("parallel.etp");
         return out;
     }
 

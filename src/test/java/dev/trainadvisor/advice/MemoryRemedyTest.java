@@ -1,5 +1,6 @@
 package dev.trainadvisor.advice;
 
+import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
@@ -35,11 +36,21 @@ class MemoryRemedyTest {
     }
 
     @Test
-    void noRecommendationWhenNoSingleRemedyFits() {
-        // Llama-2-70B on one node with ZeRO-1: weights and gradients alone are 4 x 69e9 = 276 GB per GPU
+    void whenNoLayoutFitsTheAdviceNamesTheFewestGpusAndTheGpuThatWould() {
+        // Llama-2-70B with Adam on one node of 8 A100-80GB: 68.98e9 parameters x (2 + 2 + 12) bytes = 1104 GB of state,
+        // against 8 x 80 = 640 GB. A layout the search keeps leaves 5% free, so it needs at least
+        // 1104 / (80 x 0.95) = 14.5 -> 15 GPUs, 16 in nodes of 8; on 8 GPUs an H200 gives 8 x 141 x 0.95 = 1072 GB,
+        // short of the state alone, and the B200's 8 x 180 x 0.95 = 1368 GB is the least memory that can hold it
         Advice a = advise("llama-2-70b-no-sharding.yaml");
         assertEquals("memory-overflow", a.top().id());
-        assertTrue(a.recommendations().isEmpty(), a.recommendations().toString());
+        Diagnosis none = a.diagnoses().stream().filter(d -> d.id().equals("no-layout-fits")).findFirst().orElseThrow();
+        assertEquals(1104, none.evidence().stream().filter(e -> e.name().equals("state_tb")).findFirst().orElseThrow().value() * 1000, 2);
+        Recommendation more = a.recommendations().stream().filter(r -> r.id().equals("scale-out-to-fit")).findFirst().orElseThrow();
+        assertEquals(2, more.change().get("cluster.nodes"), more.toString());
+        assertTrue(more.predictedMemoryGb() <= 0.95 * 80 + 1e-9, more.toString());
+        Recommendation gpu = a.recommendations().stream().filter(r -> r.id().equals("larger-gpu-to-fit")).findFirst().orElseThrow();
+        assertEquals("B200", gpu.change().get("cluster.gpu"), gpu.toString());
+        assertEquals(2, a.recommendations().size(), a.recommendations().toString());
     }
 
     @Test

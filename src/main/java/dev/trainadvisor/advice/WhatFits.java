@@ -1,0 +1,147 @@
+package dev.trainadvisor.advice;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.trainadvisor.facts.CapacityFact;
+import dev.trainadvisor.perf.MemoryModel;
+import dev.trainadvisor.perf.Params;
+import dev.trainadvisor.search.Layout;
+import dev.trainadvisor.search.LayoutSearch;
+import dev.trainadvisor.spec.Catalog;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Gpu;
+import dev.trainadvisor.spec.Network;
+import dev.trainadvisor.spec.Presets;
+import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunMetrics;
+import dev.trainadvisor.spec.RunSpec;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What holds a run whose own layout does not fit, found by the layout search at the run's global batch: another layout
+ * of the same GPUs; if none, the fewest GPUs of this kind, and the catalogue GPU with the least memory that holds it on
+ * as many.
+ */
+final class WhatFits {
+    private WhatFits() {}
+
+    /** A layout the search keeps leaves this share of the memory free (LayoutSearch.Options.defaults). */
+    static final double HEADROOM = 0.05;
+
+    /**
+     * The most GPUs tried, as a multiple of the run's: beyond 64 times the GPUs, "the fewest that hold it" is no longer
+     * an answer to "why does my run not fit" (and the search would take seconds).
+     */
+    static final int MAX_SCALE = 64;
+
+    static CapacityFact of(Cluster cluster, RunMetrics run) {
+        LayoutSearch.Options o = new LayoutSearch.Options(1, HEADROOM, Set.copyOf(LayoutSearch.KNOBS), 1);
+        double params = Params.total(run.model());
+        double weightBytes = run.training().precision() == Precision.FP32 ? 4 : 2;
+        double stateGb = params * (weightBytes + run.training().gradReducePrecision().bytes
+                + MemoryModel.OPTIMIZER_BYTES_PER_PARAM) / 1e9;
+        Layout own = Layout.of(run);
+        LayoutSearch.Result here = LayoutSearch.search(new RunSpec(run.name(), cluster, run), o);
+        int maxGpus = cluster.gpus() * MAX_SCALE;
+        if (!here.best().isEmpty())
+            return new CapacityFact(cluster.gpus(), cluster.gpu().hbmGb(), params, stateGb, HEADROOM, here.visited(), true,
+                    0, maxGpus, null, null, null, 0, null, null);
+
+        int fewest = 0;
+        String fewestLayout = null;
+        Map<String, Object> fewestChange = null;
+        Map<String, Object> network = new LinkedHashMap<>();
+        Network net = cluster.interNode() != null ? cluster.interNode() : networkOf(cluster.gpu(), cluster.intraNode().key(), network);
+        for (int nodes : nodeCounts(cluster.nodes(), maxGpus / cluster.gpusPerNode())) {
+            if (net == null) break;
+            Cluster more = new Cluster(cluster.name(), cluster.gpu(), nodes, cluster.gpusPerNode(), cluster.intraNode(),
+                    net, cluster.nvlinkDomain());
+            LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), more, run), o);
+            if (r.best().isEmpty()) continue;
+            Layout l = r.best().get(0).layout();
+            fewest = more.gpus();
+            fewestLayout = l.describe();
+            fewestChange = new LinkedHashMap<>();
+            fewestChange.put("cluster.nodes", nodes);
+            fewestChange.putAll(network);
+            fewestChange.putAll(l.changesFrom(own));
+            break;
+        }
+
+        String larger = null, largerLayout = null;
+        double largerGb = 0;
+        Map<String, Object> largerChange = null;
+        for (Gpu g : largerGpus(cluster.gpu())) {
+            Cluster other = new Cluster(cluster.name(), g, cluster.nodes(), cluster.gpusPerNode(), cluster.intraNode(),
+                    cluster.interNode(), cluster.nvlinkDomain());
+            LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), other, run), o);
+            if (r.best().isEmpty()) continue;
+            Layout l = r.best().get(0).layout();
+            larger = g.key();
+            largerGb = g.hbmGb();
+            largerLayout = l.describe();
+            largerChange = new LinkedHashMap<>();
+            largerChange.put("cluster.gpu", g.key());
+            largerChange.putAll(l.changesFrom(own));
+            break;
+        }
+        return new CapacityFact(cluster.gpus(), cluster.gpu().hbmGb(), params, stateGb, HEADROOM, here.visited(), false,
+                fewest, maxGpus, fewestLayout, fewestChange, larger, largerGb, largerLayout, largerChange);
+    }
+
+    /**
+     * The network of a run on one node that names none, for more nodes: that of the first cluster preset (by name) with
+     * a GPU of the same architecture, one with the same intra-node link first (knowledge-base/clusters: DGX A100 8 x IB-HDR, DGX H100 8 x IB-NDR, ...); its
+     * run-file keys go into {@code keys}. Null when no preset has one.
+     */
+    static Network networkOf(Gpu gpu, String intraLink, Map<String, Object> keys) {
+        Catalog catalog = Catalog.builtIn();
+        java.util.TreeMap<String, JsonNode> byName = new java.util.TreeMap<>(Presets.clusters());
+        List<JsonNode> presets = new ArrayList<>(byName.values());
+        // a node like the run's first: the same intra-node link (an NVLink node's network, not a PCIe server's)
+        presets.sort(Comparator.comparing(p -> !p.path("intra_node").path("link").asText().equals(intraLink)));
+        for (JsonNode p : presets) {
+            JsonNode inter = p.path("inter_node");
+            if (!inter.has("link") || !p.has("gpu")) continue;
+            Gpu g = catalog.gpu(p.get("gpu").asText(), "knowledge-base/clusters", "gpu");
+            if (!g.architecture().equals(gpu.architecture())) continue;
+            Catalog.NetworkEntry n = catalog.network(inter.get("link").asText(), "knowledge-base/clusters", "inter_node.link");
+            int nics = inter.path("nics_per_node").asInt(n.defaultNicsPerNode());
+            keys.put("cluster.inter_node.link", n.key());
+            keys.put("cluster.inter_node.nics_per_node", nics);
+            return new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, Double.NaN, n.source());
+        }
+        return null;
+    }
+
+    /** Node counts above {@code from}: one more at a time up to twice as many, then x1.5 and x2 steps, up to {@code max}. */
+    static List<Integer> nodeCounts(int from, int max) {
+        List<Integer> out = new ArrayList<>();
+        for (int n = from + 1; n <= Math.min(2 * from, max); n++) out.add(n);
+        for (int n = 2 * from; n * 3 / 2 <= max; n *= 2) {
+            out.add(n * 3 / 2);
+            if (n * 2 <= max) out.add(n * 2);
+        }
+        return out;
+    }
+
+    /**
+     * The catalogue's GPUs with more memory than {@code gpu}, the least memory first; of equal memory, one of the same
+     * architecture first (a node of the same generation), then by name.
+     */
+    static List<Gpu> largerGpus(Gpu gpu) {
+        Map<String, Gpu> byKey = new LinkedHashMap<>();
+        for (Catalog.Entry<Gpu> e : Catalog.builtIn().gpus().values())
+            if (e.value().hbmGb() > gpu.hbmGb()) byKey.putIfAbsent(e.value().key(), e.value());
+        List<Gpu> out = new ArrayList<>(byKey.values());
+        out.sort(Comparator.comparingDouble(Gpu::hbmGb)
+                .thenComparing(g -> !g.architecture().equals(gpu.architecture()))
+                .thenComparing(Gpu::key));
+        return out;
+    }
+}
