@@ -101,7 +101,7 @@ public final class TrainAdvisor {
      */
     static RemedyProposal bestLayout(Cluster cluster, RunMetrics run, List<Diagnosis> diagnoses) {
         LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run),
-                new LayoutSearch.Options(1, 0.05, java.util.Set.copyOf(LayoutSearch.KNOBS), 1));
+                new LayoutSearch.Options(1, 0.05, java.util.Set.copyOf(LayoutSearch.DEFAULT_KNOBS), 1));
         if (r.best().isEmpty()) return null;
         Layout best = r.best().get(0).layout(), own = Layout.of(run);
         Map<String, Object> change = best.changesFrom(own);

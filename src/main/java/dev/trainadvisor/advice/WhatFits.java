@@ -40,7 +40,7 @@ final class WhatFits {
     static final int MAX_SCALE = 64;
 
     static CapacityFact of(Cluster cluster, RunMetrics run) {
-        LayoutSearch.Options o = new LayoutSearch.Options(1, HEADROOM, Set.copyOf(LayoutSearch.KNOBS), 1);
+        LayoutSearch.Options o = new LayoutSearch.Options(1, HEADROOM, Set.copyOf(LayoutSearch.DEFAULT_KNOBS), 1);
         double params = Params.total(run.model());
         double weightBytes = run.training().precision() == Precision.FP32 ? 4 : 2;
         double stateGb = params * (weightBytes + run.training().gradReducePrecision().bytes

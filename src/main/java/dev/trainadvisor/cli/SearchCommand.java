@@ -43,7 +43,7 @@ final class SearchCommand implements Callable<Integer> {
     Keep keep;
 
     @Option(names = "--vary", split = ",", paramLabel = "KNOB",
-            description = "knobs to vary (default all): tp, pp, virtual_stages, cp, ep, etp, sequence_parallel, zero_stage, micro_batch_size, recompute")
+            description = "knobs to vary (default all but fp8): tp, pp, virtual_stages, cp, ep, etp, sequence_parallel, zero_stage, micro_batch_size, recompute, fp8 (GEMMs in fp8 where the GPU has it; changes the numerics)")
     List<String> vary;
 
     @Option(names = "--headroom", defaultValue = "0.05", description = "share of GPU memory a layout must leave free (default 0.05)")
@@ -78,7 +78,7 @@ final class SearchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         RunSpec s = run != null ? new SpecReader().read(run) : fromFlags();
-        Set<String> knobs = new LinkedHashSet<>(vary == null ? LayoutSearch.KNOBS : vary);
+        Set<String> knobs = new LinkedHashSet<>(vary == null ? LayoutSearch.DEFAULT_KNOBS : vary);
         for (String k : knobs)
             if (!LayoutSearch.KNOBS.contains(k))
                 throw new SpecException("--vary", null, "knobs among " + String.join(", ", LayoutSearch.KNOBS) + ", got '" + k + "'");

@@ -1,6 +1,7 @@
 package dev.trainadvisor.search;
 
 import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.Training;
@@ -15,9 +16,11 @@ import java.util.Map;
  * @param microBatchSize    sequences per micro-batch; {@code microBatches} of them make a data-parallel replica's
  *                          share of the global batch
  * @param recomputeFraction with full recomputation, the share of layers that recompute (1 otherwise)
+ * @param precision         the GEMMs' precision: the run's, or fp8 where the search varies it on a GPU that has it
  */
 public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
-                     int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction) {
+                     int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
+                     Precision precision) {
 
     /** The layout a run has. */
     public static Layout of(RunMetrics run) {
@@ -25,14 +28,14 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         return new Layout(p.tp(), p.pp(), p.virtualStages(), p.cp(), p.dp(), p.ep(), p.etp(), p.sequenceParallel(),
                 p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute(),
-                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0);
+                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision());
     }
 
     /** The same layout with another recomputation: full at this layout's fraction when it had full, else in full. */
     public Layout withRecompute(Recompute r) {
         double fraction = r == Recompute.FULL && recompute == Recompute.FULL ? recomputeFraction : 1.0;
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, r, fraction);
+                microBatches, r, fraction, precision);
     }
 
     /** The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on. */
@@ -41,7 +44,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, dp, virtualStages, true, true,
                 b.overlapTpComm(), etp, b.bucketMb());
         Training t = run.training();
-        Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, t.precision(),
+        Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,
                 t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe());
         return new RunMetrics(run.name(), run.model(), p, nt, run.measured());
@@ -69,6 +72,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         m.put("training.micro_batches", microBatches);
         m.put("training.recompute", recompute.name().toLowerCase(Locale.ROOT));
         m.put("training.recompute_fraction", recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null);
+        m.put("training.precision", precision.name().toLowerCase(Locale.ROOT));
         return m;
     }
 
@@ -91,6 +95,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         if (ep > 1) s.append(", ep ").append(ep).append(etp != tp ? " (etp " + etp + ")" : "");
         return s.append(", ZeRO ").append(zeroStage).append(", micro-batch ").append(microBatchSize).append(" x ")
                 .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
-                .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "").toString();
+                .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "")
+                .append(precision == Precision.FP8 ? ", fp8" : "").toString();
     }
 }

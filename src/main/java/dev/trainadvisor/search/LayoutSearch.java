@@ -8,6 +8,7 @@ import dev.trainadvisor.perf.StepModel;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
@@ -33,7 +34,14 @@ public final class LayoutSearch {
 
     /** Every knob the search may vary (--vary names them as the run file does). */
     public static final List<String> KNOBS = List.of("tp", "pp", "virtual_stages", "cp", "ep", "etp",
-            "sequence_parallel", "zero_stage", "micro_batch_size", "recompute");
+            "sequence_parallel", "zero_stage", "micro_batch_size", "recompute", "fp8");
+
+    /**
+     * The knobs varied unless asked otherwise: all but fp8, which changes the numerics of every GEMM (a run that is
+     * not fp8 is not made fp8 unless --vary names it). Both data-parallel overlaps are always on: the model never
+     * predicts an overlap slower than none, and they cost no memory, so a layout without them is never the best.
+     */
+    public static final List<String> DEFAULT_KNOBS = KNOBS.stream().filter(k -> !k.equals("fp8")).toList();
 
     /**
      * @param top      how many layouts to return in full
@@ -43,7 +51,7 @@ public final class LayoutSearch {
      */
     public record Options(int top, double headroom, Set<String> vary, int threads) {
         public static Options defaults() {
-            return new Options(5, 0.05, Set.copyOf(KNOBS), Runtime.getRuntime().availableProcessors());
+            return new Options(5, 0.05, Set.copyOf(DEFAULT_KNOBS), Runtime.getRuntime().availableProcessors());
         }
     }
 
@@ -168,6 +176,9 @@ public final class LayoutSearch {
             int gpus = cluster.gpus();
             long globalSeqs = (long) base.microBatchSize() * base.microBatches() * base.dp();
             int seq = run.training().seqLen();
+            // fp8 where the GPU has it and the search varies it; else the run's precision
+            List<Precision> precisions = vary.contains("fp8") && cluster.gpu().peakTflops().containsKey(Precision.FP8)
+                    && base.precision() != Precision.FP8 ? List.of(base.precision(), Precision.FP8) : List.of(base.precision());
             List<Layout> out = new ArrayList<>();
             for (int tp : values(vary, "tp", base.tp(), divisors(gpus, Math.max(1, cluster.nvlinkDomain())))) {
                 if (m.heads() % tp != 0 || (m.kvHeads() % tp != 0 && tp % m.kvHeads() != 0)) continue;
@@ -190,8 +201,9 @@ public final class LayoutSearch {
                                         for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
                                                 microBatchSizes(perReplica, base.microBatchSize()))) {
                                             if (perReplica % mbs != 0) continue;
-                                            out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
-                                                    (int) (perReplica / mbs), base.recompute(), base.recomputeFraction()));
+                                            for (Precision pr : precisions)
+                                                out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
+                                                        (int) (perReplica / mbs), base.recompute(), base.recomputeFraction(), pr));
                                         }
                         }
                     }

@@ -55,6 +55,28 @@ class LayoutSearchTest {
         assertTrue(r.best().get(0).tokensPerGpuPerS() > 1.2 * r.own().tokensPerGpuPerS());
     }
 
+    /**
+     * fp8 changes every GEMM's numerics: searched only when asked, and only on a GPU with fp8 tensor cores. Where it is,
+     * the best fp8 layout beats the best bf16 one by less than the peaks' ratio (H100 SXM 1979 / 989 TFLOPS dense, the
+     * datasheet): attention, element-wise kernels and communication do not speed up.
+     */
+    @Test
+    void fp8IsSearchedOnlyWhenAskedAndWhereTheGpuHasIt() throws Exception {
+        ObjectNode tree = (ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                {"name": "h100", "cluster": {"preset": "dgx-h100", "nodes": 1}, "model": "llama-3-8b",
+                 "parallel": {"dp": 8, "zero_stage": 1}, "training": {"seq_len": 8192, "micro_batch_size": 1, "micro_batches": 4}}""");
+        RunSpec h100 = new SpecReader().read(tree, "h100");
+        LayoutSearch.Result plain = LayoutSearch.search(h100, LayoutSearch.Options.defaults());
+        assertTrue(plain.best().stream().noneMatch(c -> c.layout().precision() == dev.trainadvisor.spec.Precision.FP8));
+        LayoutSearch.Result fp8 = LayoutSearch.search(h100, options(2));
+        assertEquals(dev.trainadvisor.spec.Precision.FP8, fp8.best().get(0).layout().precision());
+        double gain = fp8.best().get(0).tokensPerGpuPerS() / plain.best().get(0).tokensPerGpuPerS();
+        assertTrue(gain > 1.1 && gain < 1979.0 / 989, "fp8 over bf16: " + gain);
+        // the A100 has no fp8 tensor cores: asking changes nothing
+        for (Layout l : LayoutSearch.Space.enumerate(pcie().cluster(), pcie().run(), Set.copyOf(LayoutSearch.KNOBS)))
+            assertEquals(dev.trainadvisor.spec.Precision.BF16, l.precision(), l.describe());
+    }
+
     /** Every layout it returns reads back as a run file (the reader checks what divides) and fits with 5% free. */
     @Test
     void everyLayoutItReturnsIsValidAndFits() {
