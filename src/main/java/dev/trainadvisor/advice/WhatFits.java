@@ -39,6 +39,9 @@ final class WhatFits {
      */
     static final int MAX_SCALE = 64;
 
+    /** And never beyond this many GPUs (the largest training clusters published hold about 100,000). */
+    static final int MAX_GPUS = 65536;
+
     static CapacityFact of(Cluster cluster, RunMetrics run) {
         LayoutSearch.Options o = new LayoutSearch.Options(1, HEADROOM, Set.copyOf(LayoutSearch.DEFAULT_KNOBS), 1);
         double params = Params.total(run.model());
@@ -47,7 +50,7 @@ final class WhatFits {
                 + MemoryModel.OPTIMIZER_BYTES_PER_PARAM) / 1e9;
         Layout own = Layout.of(run);
         LayoutSearch.Result here = LayoutSearch.search(new RunSpec(run.name(), cluster, run), o);
-        int maxGpus = cluster.gpus() * MAX_SCALE;
+        int maxGpus = (int) Math.min((long) cluster.gpus() * MAX_SCALE, Math.max(MAX_GPUS, cluster.gpus()));
         if (!here.best().isEmpty())
             return new CapacityFact(cluster.gpus(), cluster.gpu().hbmGb(), params, stateGb, HEADROOM, here.visited(), true,
                     0, maxGpus, null, null, null, 0, null, null);
@@ -57,7 +60,9 @@ final class WhatFits {
         Map<String, Object> fewestChange = null;
         Map<String, Object> network = new LinkedHashMap<>();
         Network net = cluster.interNode() != null ? cluster.interNode() : networkOf(cluster.gpu(), cluster.intraNode().key(), network);
-        for (int nodes : nodeCounts(cluster.nodes(), maxGpus / cluster.gpusPerNode())) {
+        // no layout holds more than the GPUs' memory less the headroom: fewer GPUs are not searched
+        int least = (int) Math.ceil(stateGb / (cluster.gpu().hbmGb() * (1 - HEADROOM)) / cluster.gpusPerNode());
+        for (int nodes : nodeCounts(cluster.nodes(), least, maxGpus / cluster.gpusPerNode())) {
             if (net == null) break;
             Cluster more = new Cluster(cluster.name(), cluster.gpu(), nodes, cluster.gpusPerNode(), cluster.intraNode(),
                     net, cluster.nvlinkDomain());
@@ -77,6 +82,7 @@ final class WhatFits {
         double largerGb = 0;
         Map<String, Object> largerChange = null;
         for (Gpu g : largerGpus(cluster.gpu())) {
+            if (g.hbmGb() * (1 - HEADROOM) * cluster.gpus() < stateGb) continue; // cannot hold the state, whatever the layout
             Cluster other = new Cluster(cluster.name(), g, cluster.nodes(), cluster.gpusPerNode(), cluster.intraNode(),
                     cluster.interNode(), cluster.nvlinkDomain());
             LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), other, run), o);
@@ -119,15 +125,19 @@ final class WhatFits {
         return null;
     }
 
-    /** Node counts above {@code from}: one more at a time up to twice as many, then x1.5 and x2 steps, up to {@code max}. */
-    static List<Integer> nodeCounts(int from, int max) {
-        List<Integer> out = new ArrayList<>();
-        for (int n = from + 1; n <= Math.min(2 * from, max); n++) out.add(n);
-        for (int n = 2 * from; n * 3 / 2 <= max; n *= 2) {
-            out.add(n * 3 / 2);
-            if (n * 2 <= max) out.add(n * 2);
+    /**
+     * Node counts to try above {@code from}, from {@code least} (fewer cannot hold the state, whatever the layout): one
+     * more at a time for sixteen counts, then x1.5 and x2 steps, up to {@code max}.
+     */
+    static List<Integer> nodeCounts(int from, int least, int max) {
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        int start = Math.max(from + 1, least);
+        for (int n = start; n <= Math.min(start + 15, max); n++) out.add(n);
+        for (long n = start; n <= max; n *= 2) {
+            if (n * 3 / 2 <= max) out.add((int) (n * 3 / 2));
+            if (n * 2 <= max) out.add((int) (n * 2));
         }
-        return out;
+        return List.copyOf(out);
     }
 
     /**
