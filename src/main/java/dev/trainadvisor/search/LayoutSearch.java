@@ -93,6 +93,12 @@ public final class LayoutSearch {
             pool.shutdown();
         }
         List<Candidate> sorted = new ArrayList<>(fitting);
+        // the run's own layout is always ranked, even where the space leaves it out (an uneven pipeline split)
+        Layout mine = Layout.of(run);
+        if (sorted.stream().noneMatch(c -> c.layout().equals(mine))) {
+            Candidate c = candidate(cluster, mine.apply(run), mine, o.headroom());
+            if (c != null) sorted.add(c);
+        }
         sorted.sort(ORDER);
         Candidate own = candidate(cluster, run, Layout.of(run), 0);
         return new Result(own, List.copyOf(sorted.subList(0, Math.min(o.top(), sorted.size()))), pareto(sorted),
@@ -193,6 +199,12 @@ public final class LayoutSearch {
                                 : values(vary, "virtual_stages", base.virtualStages(), List.of(1, 2, 3, 4, 6, 8));
                         for (int vs : stages) {
                             if (pp * vs > m.layers() || (vs > 1 && pp == 1)) continue;
+                            // a pipeline may split the layers unevenly (Megatron-Core's decoder_first/last_pipeline_
+                            // num_layers, torchtitan's stages: 126 layers over 16 stages), but interleaving needs even
+                            // virtual stages: Megatron-LM arguments.py at d98e8a64dd asserts "number of layers of the
+                            // model must be divisible pipeline model parallel size" and "number of layers per pipeline
+                            // stage must be divisible number of layers per virtual pipeline stage"
+                            if (vary.contains("virtual_stages") && vs > 1 && m.layers() % (pp * vs) != 0) continue;
                             for (int[] e : experts(m, tp, cp, dp, vary, base))
                                 for (boolean sp : tp == 1 ? List.of(false)
                                         : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))

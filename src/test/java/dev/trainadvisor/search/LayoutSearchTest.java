@@ -77,6 +77,22 @@ class LayoutSearchTest {
             assertEquals(dev.trainadvisor.spec.Precision.BF16, l.precision(), l.describe());
     }
 
+    /**
+     * Interleaving splits each stage evenly, as Megatron-LM asserts (arguments.py: layers divisible by pp, and the
+     * layers of a stage by the layers of a virtual stage): 32 layers allow pp 2 x 2, 2 x 4, 2 x 8 and 2 x 16, never 2 x 3
+     * or 2 x 6. A pipeline without interleaving may split unevenly (126 layers over 16 stages, as Llama 3.1 405B ran).
+     */
+    @Test
+    void interleavingSplitsEveryStageEvenly() {
+        RunSpec s = pcie();
+        int layers = s.run().model().layers();
+        List<Layout> all = LayoutSearch.Space.enumerate(s.cluster(), s.run(), Set.copyOf(LayoutSearch.KNOBS));
+        for (Layout l : all)
+            if (l.virtualStages() > 1) assertEquals(0, layers % (l.pp() * l.virtualStages()), l.describe());
+        assertTrue(all.stream().anyMatch(l -> l.pp() == 2 && l.virtualStages() == 4));
+        assertTrue(all.stream().noneMatch(l -> l.pp() == 2 && l.virtualStages() == 3));
+    }
+
     /** Every layout it returns reads back as a run file (the reader checks what divides) and fits with 5% free. */
     @Test
     void everyLayoutItReturnsIsValidAndFits() {
