@@ -108,8 +108,14 @@ final class ParseCommand implements Callable<Integer> {
     }
 
     private static void row(StringBuilder s, String section, String key, Object value) {
-        String v = value instanceof Double d ? Fmt.num(d, 4) : String.valueOf(value);
+        // what was read, as it was read: 65536 stays 65536, 2231.46 stays 2231.46 (the shortest decimal that is the double)
+        String v = value instanceof Double d ? exact(d) : String.valueOf(value);
         s.append("| ").append(section).append(" | ").append(key).append(" | ").append(v.replace("|", "\\|").replace("\n", " "))
                 .append(" |\n");
+    }
+
+    static String exact(double d) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) return String.valueOf(d);
+        return java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
     }
 }

@@ -22,7 +22,8 @@ public final class Markdown {
         JsonNode run = a.run();
         JsonNode c = run.path("cluster");
         s.append("# train-advisor: ").append(run.path("name").asText()).append("\n\n");
-        s.append("**Cluster:** ").append(c.path("nodes").asInt()).append(" node(s) x ").append(c.path("gpus_per_node").asInt())
+        int nodes = c.path("nodes").asInt();
+        s.append("**Cluster:** ").append(nodes).append(nodes == 1 ? " node x " : " nodes x ").append(c.path("gpus_per_node").asInt())
                 .append(" ").append(gpuName(c.path("gpu"))).append(", intra-node ").append(intra(c.path("intra_node")));
         if (c.has("inter_node")) s.append(", inter-node ").append(c.path("inter_node").path("nics_per_node").asInt()).append(" x ")
                 .append(c.path("inter_node").path("link").asText());
@@ -58,7 +59,7 @@ public final class Markdown {
         if (fit != null) s.append("Fitted: the model fitted to the run's times; every diagnosis and recommendation starts from it. ");
         if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(o.relation()).append(".");
         else s.append("Observed: no throughput was measured.");
-        if (a.gap() != null) s.append(" Observed throughput is ").append(num(a.gap().observedOverPredicted())).append("x predicted.");
+        if (a.gap() != null) s.append(" ").append(relative(a.gap().observedOverPredicted()));
         AdviceView.IntervalView iv = pr.interval();
         if (iv != null) s.append(" Predicted range: ").append(num(iv.tflopsPerGpu()[0])).append("-")
                 .append(num(iv.tflopsPerGpu()[1])).append(" TFLOPS (").append(num(iv.tokensPerGpuPerS()[0])).append("-")
@@ -162,5 +163,16 @@ public final class Markdown {
         s.append("| ").append(name).append(" | ").append(num(predicted)).append(" | ")
                 .append(Double.isNaN(fitted) ? "" : num(fitted)).append(" | ")
                 .append(Double.isNaN(observed) ? "" : num(observed)).append(" |\n");
+    }
+
+    /**
+     * "Observed throughput is 1.005x predicted (0.5% above)": four significant digits and the difference in words, so
+     * a run a few percent off does not read as "1x".
+     */
+    static String relative(double observedOverPredicted) {
+        double d = observedOverPredicted - 1;
+        String words = Math.abs(d) < 0.0005 ? "as predicted"
+                : String.format(java.util.Locale.ROOT, "%.1f%% %s", Math.abs(d) * 100, d > 0 ? "above" : "below");
+        return "Observed throughput is " + dev.trainadvisor.facts.Fmt.num(observedOverPredicted, 4) + "x predicted (" + words + ").";
     }
 }

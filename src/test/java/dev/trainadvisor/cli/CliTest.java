@@ -436,4 +436,12 @@ class CliTest {
         assertEquals(0, r.code());
         assertTrue(r.out().contains("advise") && r.out().contains("batch") && r.out().contains("catalog"), r.out());
     }
+
+    /** parse --format md writes what it read as it read it: 65536 is not rounded to 65540. */
+    @Test
+    void parseMarkdownKeepsValuesExact() {
+        assertEquals("65536", ParseCommand.exact(65536.0));
+        assertEquals("2231.46", ParseCommand.exact(2231.46));
+        assertEquals("0.000123", ParseCommand.exact(1.23e-4));
+    }
 }

@@ -65,4 +65,26 @@ class ReportsTest {
         assertEquals(html, Html.of(a), "deterministic");
         assertEquals("a &lt;b&gt; &amp; &quot;c&quot;", Html.esc("a <b> & \"c\""));
     }
+
+    /** A ratio near 1 is written with four digits and the difference in words, never as "1x". */
+    @Test
+    void observedOverPredictedSaysHowFarOff() {
+        // 2231.46 observed over 2220 predicted tokens/GPU/s = 1.00516: 0.5% above
+        assertEquals("Observed throughput is 1.005x predicted (0.5% above).", Markdown.relative(2231.46 / 2220));
+        assertEquals("Observed throughput is 0.5x predicted (50.0% below).", Markdown.relative(0.5));
+        assertEquals("Observed throughput is 1x predicted (as predicted).", Markdown.relative(1.0));
+    }
+
+    /** "1 node", "2 nodes": the header counts as a person would. */
+    @Test
+    void theClusterHeaderCountsNodes() {
+        List<Advice> all = advice();
+        for (int i = 0; i < FILES.size(); i++) {
+            String md = Markdown.of(AdviceView.of(all.get(i)));
+            String header = md.lines().filter(l -> l.startsWith("**Cluster:**")).findFirst().orElseThrow();
+            int nodes = all.get(i).baseline().scenario().cluster().nodes();
+            assertTrue(header.startsWith("**Cluster:** " + nodes + (nodes == 1 ? " node x " : " nodes x ")), header);
+            assertFalse(header.contains("node(s)"), header);
+        }
+    }
 }
