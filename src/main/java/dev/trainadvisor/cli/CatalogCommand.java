@@ -28,23 +28,54 @@ final class CatalogCommand implements Callable<Integer> {
         w.println("GPUs (dense bf16 TFLOPS, HBM GB, HBM GB/s; source)");
         for (Catalog.Entry<Gpu> e : c.gpus().values()) {
             Gpu g = e.value();
-            w.println("  " + g.key() + "  " + Fmt.num(g.peakTflops(Precision.BF16), 4) + "  " + Fmt.num(g.hbmGb(), 4) + "  "
-                    + Fmt.num(g.hbmGbps(), 4) + "  " + g.source());
+            entry(w, g.key() + "  " + Fmt.num(g.peakTflops(Precision.BF16), 4) + "  " + Fmt.num(g.hbmGb(), 4) + "  "
+                    + Fmt.num(g.hbmGbps(), 4), g.source());
         }
         w.println("Intra-node links (all-reduce busbw GB/s; source)");
         for (Catalog.Entry<IntraNodeLink> e : c.links().values())
-            w.println("  " + e.key() + "  " + Fmt.num(e.value().busbwGbps(), 4) + "  " + e.raw().path("busbw_source").asText(e.value().source()));
+            entry(w, e.key() + "  " + Fmt.num(e.value().busbwGbps(), 4), e.raw().path("busbw_source").asText(e.value().source()));
         w.println("Networks (Gbit/s per NIC, efficiency; source)");
         for (Catalog.Entry<Catalog.NetworkEntry> e : c.networks().values())
-            w.println("  " + e.key() + "  " + Fmt.num(e.value().lineRateGbitS(), 4) + "  " + e.value().efficiency() + "  " + e.value().source());
+            entry(w, e.key() + "  " + Fmt.num(e.value().lineRateGbitS(), 4) + "  " + e.value().efficiency(), e.value().source());
         w.println("Clusters");
-        Presets.clusters().forEach((k, v) -> w.println("  " + k + "  " + v.path("description").asText()));
+        Presets.clusters().forEach((k, v) -> entry(w, k, v.path("description").asText()));
         w.println("Models");
-        Presets.models().forEach((k, v) -> w.println("  " + k + "  " + v.path("source").asText()));
+        Presets.models().forEach((k, v) -> entry(w, k, v.path("source").asText()));
         w.println("Rules (id: title [file])");
         for (RuleInfo r : RuleEngine.builtIn().rules())
-            w.println("  " + r.id() + ": " + r.title() + " [" + r.file() + "]");
+            entry(w, r.id() + ":", r.title() + " [" + r.file() + "]");
         w.flush();
         return Main.OK;
+    }
+
+    /** Lines of the listing are at most this wide, but for a single word longer (a URL is never cut). */
+    static final int WIDTH = 110;
+
+    /** "  key  values  text" where it fits; else the text (a source, a description) whole, wrapped under the key. */
+    static void entry(PrintWriter w, String head, String text) {
+        String one = "  " + head + "  " + text.trim();
+        if (one.length() <= WIDTH) {
+            w.println(one);
+            return;
+        }
+        w.println("  " + head);
+        for (String line : wrap(text, WIDTH - 6)) w.println("      " + line);
+    }
+
+    /** The words of {@code text} in lines of at most {@code width} characters; a longer word has a line to itself. */
+    static java.util.List<String> wrap(String text, int width) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.trim().split("\\s+")) {
+            if (word.isEmpty()) continue;
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                out.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) line.append(' ');
+            line.append(word);
+        }
+        if (line.length() > 0) out.add(line.toString());
+        return out;
     }
 }

@@ -444,4 +444,18 @@ class CliTest {
         assertEquals("2231.46", ParseCommand.exact(2231.46));
         assertEquals("0.000123", ParseCommand.exact(1.23e-4));
     }
+
+    /** The catalog fits a terminal: no line over 110 characters but a single long word, and no source is cut. */
+    @Test
+    void catalogLinesAreWrappedWithNothingLost() {
+        Result r = run("catalog");
+        assertEquals(0, r.code(), r.err());
+        for (String line : r.out().split("\\R"))
+            assertTrue(line.length() <= CatalogCommand.WIDTH || !line.trim().contains(" "), line);
+        // a source written whole: its words in order once the wrapping is undone
+        String joined = r.out().replaceAll("\\s+", " ");
+        String a100 = dev.trainadvisor.spec.Catalog.builtIn().gpu("A100-SXM4-80GB", "test", "gpu").source().replaceAll("\\s+", " ");
+        assertTrue(joined.contains(a100), a100);
+        assertEquals(List.of("aa bb", "cc", "a-very-long-word"), CatalogCommand.wrap("aa bb cc a-very-long-word", 5));
+    }
 }
