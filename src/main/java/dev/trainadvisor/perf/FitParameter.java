@@ -27,6 +27,31 @@ public record FitParameter(FitParam param, double expected, double fitted, doubl
     /** {@code fitted / expected - 1}. */
     public double relativeChange() { return fitted / expected - 1; }
 
+    /** What fixed a fitted value, in the words the reports use. */
+    public enum SetBy {
+        MEASUREMENTS("the measurements"),
+        MEASUREMENTS_AND_PRIOR("the measurements, bounded by the prior"),
+        PRIOR("the prior");
+
+        public final String words;
+
+        SetBy(String words) { this.words = words; }
+    }
+
+    /**
+     * A value the measurements did not pin down but moved by this share of its prior's standard deviation or more was
+     * set by them together with the prior: the prior alone leaves a quantity at its expected value, so a move of half
+     * a prior sigma (compute 1 -> 1.05 under the 9.7% prior) is the run's times speaking, however loosely.
+     */
+    public static final double MOVED = 0.5;
+
+    /** What fixed the value: the measurements ({@code constrained}), both (moved by MOVED prior sigmas), or the prior. */
+    public SetBy setBy() {
+        if (constrained) return SetBy.MEASUREMENTS;
+        return Math.abs(Fit.coordinateShift(param, expected, fitted)) >= MOVED * priorSigma ? SetBy.MEASUREMENTS_AND_PRIOR
+                : SetBy.PRIOR;
+    }
+
     /** How many of its ordinary standard deviations the fit moved the quantity, signed. */
     public double shiftInNominalSigmas() {
         return Fit.coordinateShift(param, expected, fitted) / nominalSigma;

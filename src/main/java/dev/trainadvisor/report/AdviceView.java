@@ -77,7 +77,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
 
     /** A fitted quantity: what the model expected, what the run's times say, and how sure that is. */
     public record FitParameterView(String parameter, String unit, double expected, double fitted, double low, double high,
-                                   double relativeChange, boolean constrained, String priorSource) {}
+                                   double relativeChange, boolean constrained, String setBy, String priorSource) {}
 
     public record FitObservationView(String name, String source, double measured, double expected, double fitted) {}
 
@@ -141,7 +141,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
         List<FitParameterView> params = new ArrayList<>();
         for (FitParameter q : f.parameters())
             params.add(new FitParameterView(q.name(), q.unit(), q.expected(), q.fitted(), q.low(), q.high(), q.relativeChange(),
-                    q.constrained(), q.priorSource()));
+                    q.constrained(), q.setBy().words, q.priorSource()));
         List<FitObservationView> obs = new ArrayList<>();
         for (FitObservation o : f.observations())
             obs.add(new FitObservationView(o.name(), o.source().key(), o.measured(), o.expected(), o.fitted()));

@@ -62,7 +62,7 @@ public final class Html {
             for (AdviceView.FitParameterView f : a.fit().parameters())
                 b.append("<tr><td>").append(esc(f.parameter())).append("</td><td>").append(num(f.expected())).append(' ').append(esc(f.unit()))
                         .append("</td><td>").append(num(f.fitted())).append(' ').append(esc(f.unit())).append("</td><td>")
-                        .append(f.constrained() ? "the measurements" : "the prior").append("</td><td>").append(esc(f.priorSource()))
+                        .append(esc(f.setBy())).append("</td><td>").append(esc(f.priorSource()))
                         .append("</td></tr>\n");
             b.append("</table>\n");
         }

@@ -78,7 +78,7 @@ public final class Markdown {
                 s.append("| ").append(fp.parameter()).append(" | ").append(num(fp.expected())).append(' ').append(fp.unit())
                         .append(" | ").append(num(fp.fitted())).append(' ').append(fp.unit()).append(" | ").append(num(fp.low()))
                         .append("-").append(num(fp.high())).append(" | ")
-                        .append(fp.constrained() ? "the measurements" : "the prior").append(" | ").append(fp.priorSource()).append(" |\n");
+                        .append(fp.setBy()).append(" | ").append(fp.priorSource()).append(" |\n");
             s.append("\n");
         }
         if (!a.implausible().isEmpty()) {
