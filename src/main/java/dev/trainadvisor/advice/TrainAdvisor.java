@@ -25,10 +25,12 @@ import dev.trainadvisor.spec.SpecWriter;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The library's entry point: the run's baseline (catalogue prediction, fit to its times), the facts, the rules'
@@ -100,8 +102,7 @@ public final class TrainAdvisor {
      * like every remedy, from the fitted step.
      */
     static RemedyProposal bestLayout(Cluster cluster, RunMetrics run, List<Diagnosis> diagnoses) {
-        LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run),
-                new LayoutSearch.Options(1, 0.05, java.util.Set.copyOf(LayoutSearch.DEFAULT_KNOBS), 1));
+        LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run), LayoutSearch.Options.forAdvice());
         if (r.best().isEmpty()) return null;
         Layout best = r.best().get(0).layout(), own = Layout.of(run);
         Map<String, Object> change = best.changesFrom(own);
@@ -129,13 +130,6 @@ public final class TrainAdvisor {
             double least = r.id().equals(BEST_LAYOUT) ? 1 + m.material() : MIN_SPEEDUP;
             boolean gains = rec.speedup() >= least && rec.predictedTokensPerGpuPerS() > done;
             if (gains || overflows) recs.add(rec);
-        }
-        if (recs.isEmpty() && overflows) {
-            // no single change makes the run fit: try two of the memory remedies together
-            for (RemedyProposal pair : pairs(proposals, "memory-overflow")) {
-                Recommendation rec = price(b, pair, m);
-                if (rec != null) recs.add(rec);
-            }
         }
         recs.addAll(combinations(b, proposals, recs, done, m));
         recs.sort(Comparator.comparing((Recommendation r) -> !r.sameMath())
@@ -244,66 +238,60 @@ public final class TrainAdvisor {
     }
 
     /**
-     * For each proposal that alone does not fit or does not gain, the best compatible pair it makes with another (the
-     * two change different run-file keys): kept when the pair fits and gains more than the other alone by at least
-     * Materiality.material (a pair is two changes to make; the second must earn its place). So "overlap the gradient reduction", which alone does not fit, comes with the ZeRO stage that makes
-     * room for it.
+     * The one way changes are combined: for each proposal that alone does not fit or does not gain, the best compatible
+     * pair it makes with another (the two change different run-file keys), each unordered pair priced once. A pair is
+     * kept when it fits and gains more than its partner alone by at least Materiality.material (a pair is two changes
+     * to make; the second must earn its place); where the partner alone does not fit either, and the run itself does
+     * not fit, making it fit is the gain. So "overlap the gradient reduction", which alone does not fit, comes with the
+     * ZeRO stage that makes room for it, and two memory remedies that each fall short come together.
      */
     static List<Recommendation> combinations(Baseline b, List<RemedyProposal> proposals, List<Recommendation> singles,
                                              double done, Materiality m) {
         boolean overflows = b.prediction().memory().headroomGb() < 0;
         Map<String, Double> alone = new LinkedHashMap<>();
         for (Recommendation r : singles) alone.put(r.id(), r.speedup());
-        List<Recommendation> out = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Map<String, Optional<Recommendation>> priced = new HashMap<>();
+        Map<String, Recommendation> out = new LinkedHashMap<>();
         for (RemedyProposal a : proposals) {
             if (alone.containsKey(a.id()) || a.id().equals(BEST_LAYOUT)) continue;
             Recommendation best = null;
-            String members = null;
+            String bestKey = null;
             for (RemedyProposal c : proposals) {
-                if (c == a || c.id().equals(BEST_LAYOUT)) continue;
-                if (a.change().keySet().stream().anyMatch(c.change()::containsKey)) continue;
-                Recommendation rec = price(b, pair(a, c), m);
+                if (c == a || c.id().equals(BEST_LAYOUT) || !compatible(a, c)) continue;
+                boolean aFirst = proposals.indexOf(a) < proposals.indexOf(c);
+                String key = aFirst ? a.id() + "+" + c.id() : c.id() + "+" + a.id();
+                Recommendation rec = priced.computeIfAbsent(key,
+                        k -> Optional.ofNullable(price(b, aFirst ? pair(a, c) : pair(c, a), m))).orElse(null);
                 if (rec == null) continue;
-                // a run that does not fit has no speed to gain over; what counts is the best way to make it fit
-                if (!overflows && (rec.speedup() < MIN_SPEEDUP || rec.predictedTokensPerGpuPerS() <= done)) continue;
-                if (rec.speedup() < alone.getOrDefault(c.id(), 1.0) * (1 + m.material())) continue;
+                Double partner = alone.get(c.id());
+                if (overflows) {
+                    // a run that does not fit has no speed to gain over; what counts is the best way to make it fit
+                    if (partner != null && rec.speedup() < partner * (1 + m.material())) continue;
+                } else if (rec.speedup() < Math.max(MIN_SPEEDUP, (partner == null ? 1 : partner) * (1 + m.material()))
+                        || rec.predictedTokensPerGpuPerS() <= done) continue;
                 if (best == null || rec.speedup() > best.speedup()) {
                     best = rec;
-                    members = a.id().compareTo(c.id()) < 0 ? a.id() + "+" + c.id() : c.id() + "+" + a.id();
+                    bestKey = key;
                 }
             }
-            if (best != null && seen.add(members) && !alone.containsKey(best.id())
-                    && !alone.containsKey(members.substring(members.indexOf('+') + 1) + "+" + members.substring(0, members.indexOf('+'))))
-                out.add(best);
+            if (best != null) out.putIfAbsent(bestKey, best);
         }
-        return out;
+        return List.copyOf(out.values());
     }
 
-    private static RemedyProposal pair(RemedyProposal a, RemedyProposal c) {
+    /** Two changes that set different run-file keys, so that both can be made. */
+    static boolean compatible(RemedyProposal a, RemedyProposal c) {
+        return a.change().keySet().stream().noneMatch(c.change()::containsKey);
+    }
+
+    /** Two proposals as one: both changes, both diagnoses addressed. */
+    static RemedyProposal pair(RemedyProposal a, RemedyProposal c) {
         Map<String, Object> change = new LinkedHashMap<>(a.change());
         change.putAll(c.change());
         LinkedHashSet<String> addresses = new LinkedHashSet<>(a.addresses());
         addresses.addAll(c.addresses());
         return new RemedyProposal(a.id() + "+" + c.id(), a.action() + "; and " + lowerFirst(c.action()), change,
                 a.sameMath() && c.sameMath(), List.copyOf(addresses), a.reason() + " " + c.reason(), a.rule());
-    }
-
-    /** Every pair of proposals addressing {@code diagnosis} whose changes touch different fields, as one proposal. */
-    static List<RemedyProposal> pairs(List<RemedyProposal> proposals, String diagnosis) {
-        List<RemedyProposal> mine = proposals.stream().filter(r -> r.addresses().contains(diagnosis)).toList();
-        List<RemedyProposal> out = new ArrayList<>();
-        for (int i = 0; i < mine.size(); i++) {
-            for (int j = i + 1; j < mine.size(); j++) {
-                RemedyProposal a = mine.get(i), c = mine.get(j);
-                if (a.change().keySet().stream().anyMatch(c.change()::containsKey)) continue;
-                Map<String, Object> change = new LinkedHashMap<>(a.change());
-                change.putAll(c.change());
-                out.add(new RemedyProposal(a.id() + "+" + c.id(), a.action() + "; and " + lowerFirst(c.action()), change,
-                        a.sameMath() && c.sameMath(), List.of(diagnosis), a.reason() + " " + c.reason(), a.rule()));
-            }
-        }
-        return out;
     }
 
     private static String lowerFirst(String s) {

@@ -20,7 +20,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What holds a run whose own layout does not fit, found by the layout search at the run's global batch: another layout
@@ -30,8 +29,8 @@ import java.util.Set;
 final class WhatFits {
     private WhatFits() {}
 
-    /** A layout the search keeps leaves this share of the memory free (LayoutSearch.Options.defaults). */
-    static final double HEADROOM = 0.05;
+    /** A layout the search keeps leaves this share of the memory free. */
+    static final double HEADROOM = LayoutSearch.HEADROOM;
 
     /**
      * The most GPUs tried, as a multiple of the run's: beyond 64 times the GPUs, "the fewest that hold it" is no longer
@@ -43,7 +42,7 @@ final class WhatFits {
     static final int MAX_GPUS = 65536;
 
     static CapacityFact of(Cluster cluster, RunMetrics run) {
-        LayoutSearch.Options o = new LayoutSearch.Options(1, HEADROOM, Set.copyOf(LayoutSearch.DEFAULT_KNOBS), 1);
+        LayoutSearch.Options o = LayoutSearch.Options.forAdvice();
         double params = Params.total(run.model());
         double weightBytes = run.training().precision() == Precision.FP32 ? 4 : 2;
         double stateGb = params * (weightBytes + run.training().gradReducePrecision().bytes

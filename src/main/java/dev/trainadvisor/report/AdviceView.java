@@ -180,7 +180,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     }
 
     /** Below this share of the GPU's memory left free, a recommendation says it is tight. */
-    public static final double TIGHT_MEMORY = 0.05;
+    public static final double TIGHT_MEMORY = dev.trainadvisor.search.LayoutSearch.HEADROOM;
 
     static RecommendationView recommendation(Recommendation r, boolean fitted) {
         return new RecommendationView(r.id(), r.action(), r.change(), r.sameMath(), r.predictedTflopsPerGpu(),

@@ -32,6 +32,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LayoutSearch {
     private LayoutSearch() {}
 
+    /**
+     * The share of a GPU's memory a layout is to leave free, and below which a recommendation says its memory is tight:
+     * the 5% issue 10 names ("a recommendation that leaves less than 5% memory headroom says so"), room for allocator
+     * fragmentation and the buffers the memory model counts only as a flat 2 GB (perf.MemoryModel.BUFFERS_GB).
+     */
+    public static final double HEADROOM = 0.05;
+
     /** Every knob the search may vary (--vary names them as the run file does). */
     public static final List<String> KNOBS = List.of("tp", "pp", "virtual_stages", "cp", "ep", "etp",
             "sequence_parallel", "zero_stage", "micro_batch_size", "recompute", "fp8");
@@ -51,7 +58,12 @@ public final class LayoutSearch {
      */
     public record Options(int top, double headroom, Set<String> vary, int threads) {
         public static Options defaults() {
-            return new Options(5, 0.05, Set.copyOf(DEFAULT_KNOBS), Runtime.getRuntime().availableProcessors());
+            return new Options(5, HEADROOM, Set.copyOf(DEFAULT_KNOBS), Runtime.getRuntime().availableProcessors());
+        }
+
+        /** One layout, the default knobs, one thread: what the advice asks of the search. */
+        public static Options forAdvice() {
+            return new Options(1, HEADROOM, Set.copyOf(DEFAULT_KNOBS), 1);
         }
     }
 

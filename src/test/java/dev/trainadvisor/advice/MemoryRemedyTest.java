@@ -63,10 +63,15 @@ class MemoryRemedyTest {
                 List.of("memory-overflow"), "c", "zero-stage-3 for memory");
         var other = new RemedyProposal("nvlink-nodes", "NVLink", Map.of("cluster.intra_node.link", "NVLink3"), true,
                 List.of("intra-node-bandwidth"), "d", "nvlink-nodes");
-        var pairs = TrainAdvisor.pairs(List.of(zero, recompute, zero3, other), "memory-overflow");
-        // 3 memory remedies give 3 pairs, less zero-stage-2 + zero-stage-3 (both set parallel.zero_stage)
-        assertEquals(List.of("zero-stage-2+full-recompute", "full-recompute+zero-stage-3"),
-                pairs.stream().map(RemedyProposal::id).toList());
-        assertEquals(Map.of("parallel.zero_stage", 2, "training.recompute", "full"), pairs.get(0).change());
+        // zero-stage-2 and zero-stage-3 both set parallel.zero_stage: they cannot be made together
+        assertFalse(TrainAdvisor.compatible(zero, zero3));
+        assertTrue(TrainAdvisor.compatible(zero, recompute));
+        assertTrue(TrainAdvisor.compatible(zero3, other));
+        RemedyProposal both = TrainAdvisor.pair(zero, recompute);
+        assertEquals("zero-stage-2+full-recompute", both.id());
+        assertEquals(Map.of("parallel.zero_stage", 2, "training.recompute", "full"), both.change());
+        assertEquals(List.of("memory-overflow"), both.addresses());
+        // the diagnoses of both are addressed
+        assertEquals(List.of("memory-overflow", "intra-node-bandwidth"), TrainAdvisor.pair(zero3, other).addresses());
     }
 }
