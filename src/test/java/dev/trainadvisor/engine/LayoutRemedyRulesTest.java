@@ -142,4 +142,24 @@ class LayoutRemedyRulesTest {
         assertFalse(proposed(none, "scale-out-to-fit"));
         assertFalse(proposed(none, "larger-gpu-to-fit"));
     }
+
+    @Test
+    void bandwidthBoundShardingIsOfferedALowerStage() {
+        // ZeRO-3 gathers weights every micro-batch: on a bandwidth-bound link, ZeRO-2 moves fewer bytes
+        RunFact zero3 = with(run(PCIE), "zeroStage", 3);
+        assertProposal(proposal(given(zero3, "intra-node-bandwidth").fire(), "lower-zero-stage"), true,
+                List.of("intra-node-bandwidth"), "parallel.zero_stage", 2);
+        // ZeRO-1 has no per-micro-batch collective to save
+        assertFalse(proposed(given(run(PCIE), "intra-node-bandwidth").fire(), "lower-zero-stage"));
+    }
+
+    @Test
+    void unoverlappedCommunicationAtZeroZeroIsOfferedTheRoomOfZeroOne() {
+        RunFact zero0 = with(run(PCIE), "zeroStage", 0);
+        assertProposal(proposal(given(zero0, "unoverlapped-communication").fire(), "zero-stage-1"), true,
+                List.of("unoverlapped-communication"), "parallel.zero_stage", 1);
+        // a run already sharded, or one without data parallelism, is left alone
+        assertFalse(proposed(given(run(PCIE), "unoverlapped-communication").fire(), "zero-stage-1"));
+        assertFalse(proposed(given(with(zero0, "dp", 1), "unoverlapped-communication").fire(), "zero-stage-1"));
+    }
 }
