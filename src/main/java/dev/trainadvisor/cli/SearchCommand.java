@@ -84,6 +84,9 @@ final class SearchCommand implements Callable<Integer> {
                 throw new SpecException("--vary", null, "knobs among " + String.join(", ", LayoutSearch.KNOBS) + ", got '" + k + "'");
         if (top < 1) throw new SpecException("--top", null, "at least 1, got " + top);
         if (headroom < 0 || headroom >= 1) throw new SpecException("--headroom", null, "a share from 0 to 1, got " + headroom);
+        if (knobs.contains("fp8") && !s.cluster().gpu().peakTflops().containsKey(dev.trainadvisor.spec.Precision.FP8))
+            spec.commandLine().getErr().println("note: --vary fp8: the " + s.cluster().gpu().key()
+                    + " has no fp8 tensor cores in the catalogue; fp8 is not searched");
         LayoutSearch.Options o = new LayoutSearch.Options(top, headroom, Set.copyOf(knobs),
                 threads != null ? threads : Runtime.getRuntime().availableProcessors());
         LayoutSearch.Result r = LayoutSearch.search(s, o);

@@ -51,4 +51,13 @@ class SearchCommandTest {
         assertTrue(odd.err().contains("--global-batch-tokens"), odd.err());
         assertFalse(odd.err().contains("Exception"), odd.err());
     }
+
+    /** Asking for fp8 on a GPU without it is not silently dropped: a note on standard error, the search as without it. */
+    @Test
+    void fp8AskedOfAGpuWithoutItIsSaid() {
+        CliTest.Result r = CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--vary", "tp,pp,fp8", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("A100-PCIe-80GB has no fp8 tensor cores"), r.err());
+        assertEquals(CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--vary", "tp,pp", "--format", "json").out(), r.out());
+    }
 }
