@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.ObservationFact;
+import dev.trainadvisor.facts.RuledOut;
 import dev.trainadvisor.perf.Baseline;
 import dev.trainadvisor.perf.PredictionInterval;
 import dev.trainadvisor.perf.RunClass;
@@ -23,9 +24,10 @@ import java.util.List;
  *                        throughput
  * @param diagnoses       by severity, then the share of the step they explain
  * @param recommendations those that keep the optimisation first, then by predicted speedup
+ * @param ruledOut        the diagnosis rules that were tested and fell short of their threshold, nearest miss first
  */
 public record Advice(JsonNode run, Baseline baseline, ObservationFact observed, GapFact gap, List<Diagnosis> diagnoses,
-                     List<Recommendation> recommendations) {
+                     List<Recommendation> recommendations, List<RuledOut> ruledOut) {
 
     /** What the catalogue predicts for the run. */
     public StepPrediction expected() { return baseline.expected(); }

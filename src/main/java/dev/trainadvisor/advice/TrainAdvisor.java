@@ -7,6 +7,7 @@ import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.facts.RemedyProposal;
+import dev.trainadvisor.facts.RuledOut;
 import dev.trainadvisor.perf.Baseline;
 import dev.trainadvisor.perf.Collective;
 import dev.trainadvisor.perf.FitParam;
@@ -93,7 +94,11 @@ public final class TrainAdvisor {
             if (best != null && proposals.stream().noneMatch(p -> p.change().equals(best.change()))) proposals.add(best);
         }
         List<Recommendation> recs = recommend(b, proposals, observed, materiality);
-        return new Advice(SpecWriter.write(cluster, run), b, observed, gap, result.diagnoses(), recs);
+        List<RuledOut> ruledOut = new ArrayList<>();
+        for (Object f : result.derived()) if (f instanceof RuledOut r) ruledOut.add(r);
+        ruledOut.sort(java.util.Comparator.comparingDouble(RuledOut::fraction).reversed().thenComparing(RuledOut::id)
+                .thenComparing(RuledOut::rule));
+        return new Advice(SpecWriter.write(cluster, run), b, observed, gap, result.diagnoses(), recs, List.copyOf(ruledOut));
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.trainadvisor.engine;
 import dev.trainadvisor.facts.Grant;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.Explain;
+import dev.trainadvisor.facts.Materiality;
+import dev.trainadvisor.facts.RuledOut;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.facts.StepFact;
@@ -41,7 +43,7 @@ public final class Conclude {
         Rule rule = kcontext.getRule();
         return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity,
                 granted.seconds() / step.stepTimeS(), explain.text() + " [rule " + rule.getName() + "]",
-                explain.evidence(), rule.getName(), granted.claims(), fault);
+                explain.evidence(), rule.getName(), granted.claims(), fault, RuleInfo.metaOrNull(rule, "confirm"));
     }
 
     /** A finding that explains no seconds of the step (accounting, memory, a healthy run, skipped steps). */
@@ -53,7 +55,18 @@ public final class Conclude {
     public static Diagnosis finding(RuleContext kcontext, Severity severity, Explain explain, boolean fault) {
         Rule rule = kcontext.getRule();
         return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity, 0,
-                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of(), fault);
+                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of(), fault,
+                RuleInfo.metaOrNull(rule, "confirm"));
+    }
+
+    /**
+     * What a diagnosis rule tested and found short of {@code materiality}'s threshold; its conditional consequence
+     * inserts it ({@code if ( !material ) break[ruledOut]}).
+     */
+    public static RuledOut ruledOut(RuleContext kcontext, Materiality materiality, StepFact step, Grant granted) {
+        Rule rule = kcontext.getRule();
+        return new RuledOut(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), rule.getName(), granted.seconds(),
+                granted.seconds() / step.stepTimeS(), materiality.material());
     }
 
     /**

@@ -38,6 +38,15 @@ public final class KieBases {
 
     private KieBases() {}
 
+    static {
+        // The diagnosis rules end in a conditional named consequence (`if ( !material ) do[ruledOut]`), which Drools
+        // 10.2's eager segment builder cannot attach (NullPointerException in BuildtimeSegmentUtilities
+        // .updateSegmentEndNodes when the network is built); the lazy builder, Drools' default before 8.x, builds it.
+        // Set before any rule base exists, unless the user chose otherwise.
+        if (System.getProperty("drools.useEagerSegmentCreation") == null)
+            System.setProperty("drools.useEagerSegmentCreation", "false");
+    }
+
     /** The shipped rules, as compiled at build time. */
     public static KieBase shipped() {
         List<Model> models = new ArrayList<>();

@@ -132,7 +132,7 @@ public final class RuleEngine {
                                 + " has no @" + key + "(...)");
                 }
                 out.add(new RuleInfo(r.getName(), RuleInfo.meta(r, "id"), RuleInfo.meta(r, "title"),
-                        RuleInfo.meta(r, "description"), file, line));
+                        RuleInfo.meta(r, "description"), file, line, RuleInfo.metaOrNull(r, "confirm")));
             }
         }
         out.sort(Comparator.comparing(RuleInfo::file).thenComparingInt(RuleInfo::line).thenComparing(RuleInfo::name));

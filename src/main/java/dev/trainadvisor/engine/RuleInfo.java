@@ -4,9 +4,10 @@ import org.kie.api.definition.rule.Rule;
 
 /**
  * A rule's metadata: the id it concludes under (a diagnosis id, a remedy id, or the name of a derived fact), a
- * title, why it holds, and where it lives.
+ * title, why it holds, where it lives, and for a diagnosis the measurement that would confirm it ({@code @confirm}, null
+ * when absent).
  */
-public record RuleInfo(String name, String id, String title, String description, String file, int line) {
+public record RuleInfo(String name, String id, String title, String description, String file, int line, String confirm) {
 
     /** A metadata value of a rule, unquoted; null when absent. */
     static String metaOrNull(Rule rule, String key) {

@@ -13,13 +13,20 @@ import java.util.List;
  * @param claims         the seconds of the step it explains
  * @param fault          whether it is a fault (something does less than it should: a link, the GPUs, the overlap, the
  *                       measurements) rather than the cost of a configuration; at the same severity faults rank first
+ * @param confirm        the measurement that would confirm it (the rule's {@code @confirm}); empty when the rule names none
  */
 public record Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
-                        List<Evidence> evidence, String rule, List<Claim> claims, boolean fault) {
+                        List<Evidence> evidence, String rule, List<Claim> claims, boolean fault, String confirm) {
 
     public Diagnosis {
         evidence = List.copyOf(evidence);
         claims = List.copyOf(claims);
+        confirm = confirm == null ? "" : confirm;
+    }
+
+    public Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
+                     List<Evidence> evidence, String rule, List<Claim> claims, boolean fault) {
+        this(id, title, severity, impactFraction, explanation, evidence, rule, claims, fault, "");
     }
 
     /** The seconds it claims. */

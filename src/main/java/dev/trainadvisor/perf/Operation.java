@@ -47,8 +47,28 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
         return new Operation(name, Kind.GEMM, true, flops, bytes, m, n, groups, count * groups * k * n, count, 2 * count);
     }
 
-    static Operation attention(String name, double flops, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.ATTENTION, true, flops, 0, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+    /**
+     * @param bytes what the kernel reads and writes in HBM in one forward (queries, keys, values and output, and without
+     *              a flash kernel the scores): for the roofline only, the kernel is timed by its FLOPs
+     */
+    static Operation attention(String name, double flops, double bytes, double forwardLaunches, double backwardLaunches) {
+        return new Operation(name, Kind.ATTENTION, true, flops, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+    }
+
+    /**
+     * The bytes one forward moves through HBM at least, a roofline's denominator: a dense GEMM's operands and output
+     * once each in bf16 (2 (mk + kn + mn) per instance, k from its FLOPs), else the bytes it was built with.
+     */
+    public double hbmBytes() {
+        if (kind != Kind.GEMM || bytes > 0 || m <= 0 || n <= 0 || forwardLaunches <= 0) return bytes;
+        double k = innerDimension();
+        return forwardLaunches * 2 * (m * k + k * n + m * n);
+    }
+
+    /** FLOPs per byte of HBM traffic ({@link #hbmBytes()}); NaN for an operation without FLOPs or bytes. */
+    public double intensity() {
+        double b = hbmBytes();
+        return flops > 0 && b > 0 ? flops / b : Double.NaN;
     }
 
     static Operation memory(String name, boolean inLayer, double bytes, double forwardLaunches, double backwardLaunches) {

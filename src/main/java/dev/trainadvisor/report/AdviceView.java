@@ -33,15 +33,47 @@ import java.util.Map;
  *                   null when the run measured no usable time
  * @param observed   null when the run measured nothing
  * @param gap        null when the run measured no throughput
+ * @param verdict    the report's first sentence: the cause that matters most and the change that gains most
+ * @param summary    observed, predicted, fitted and achievable throughput in one place
+ * @param ruledOut   the diagnosis rules that were tested and missed their threshold, with the margin
  */
-public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, ObservedView observed, GapView gap,
-                         List<CheckView> implausible, List<DiagnosisView> diagnoses,
-                         List<RecommendationView> recommendations) {
+public record AdviceView(JsonNode run, String verdict, SummaryView summary, PredictionView prediction, FitView fit,
+                         ObservedView observed, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
+                         List<RuledOutView> ruledOut, List<RecommendationView> recommendations) {
+
+    /**
+     * TFLOPS per GPU (house count) and MFU: observed (NaN when not measured), predicted with its interval, fitted (NaN
+     * without a fit), and achievable: what the best recommendation that keeps the optimisation predicts
+     * ({@code achievableBy}), or the fitted step when none gains.
+     */
+    public record SummaryView(double observedTflops, double observedMfu, double predictedTflops, double predictedMfu,
+                              double[] predictedRange, double fittedTflops, double fittedMfu, double achievableTflops,
+                              double achievableMfu, String achievableBy) {}
+
+    /** What a rule tested and why it did not fire: {@code margin} in words. */
+    public record RuledOutView(String id, String title, String rule, double seconds, double fraction, double threshold,
+                               String margin) {}
+
+    /** The GPU's ceilings a roofline draws: its dense peak (the MFU denominator), measured MAMF and HBM bandwidth. */
+    public record CeilingsView(String gpu, double peakTflops, double mamfTflops, double hbmGbps) {}
+
+    /**
+     * One operation of a micro-batch's forward on one GPU (perf.StepOperations): its FLOPs, the HBM bytes it must move,
+     * their ratio, its forward time and what that achieves; {@code secondsPerMicroBatch} counts backward and
+     * recomputation too.
+     */
+    public record OperationView(String name, String kind, double flops, double hbmBytes, double intensity,
+                                double forwardSeconds, double secondsPerMicroBatch, double achievedTflops,
+                                double achievedGbps) {}
+
+    /** The collective that would bound the step after a change, and its share of the changed step. */
+    public record NextBottleneckView(String collective, String link, double seconds, double fraction) {}
 
     public record PredictionView(double stepTimeS, double tflopsPerGpu, double mfu, double hfu,
                                  double tokensPerGpuPerS, double modelFlopsPerToken, double hardwareFlopsPerToken,
                                  List<BreakdownLine> breakdown, List<CollectiveLine> collectives, MemoryView memory,
-                                 EfficiencyView efficiency, List<String> notes, IntervalView interval) {}
+                                 EfficiencyView efficiency, List<String> notes, IntervalView interval,
+                                 CeilingsView ceilings, List<OperationView> operations) {}
 
     /**
      * The prediction's interval: observed over predicted on the validated runs of its class (perf.PredictionInterval),
@@ -73,7 +105,7 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     public record FitView(String hypothesis, double posterior, List<String> alternatives, double stepTimeS,
                           double tokensPerGpuPerS, double tflopsPerGpu, double mfu, double exposedCommSeconds,
                           List<FitParameterView> parameters, List<FitObservationView> observations,
-                          List<HypothesisView> hypotheses, boolean converged) {}
+                          List<HypothesisView> hypotheses, boolean converged, List<BreakdownLine> breakdown) {}
 
     /** A fitted quantity: what the model expected, what the run's times say, and how sure that is. */
     public record FitParameterView(String parameter, String unit, double expected, double fitted, double low, double high,
@@ -94,27 +126,98 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     public record CheckView(String kind, String metric, double measured, double limit, double ratio) {}
 
     public record DiagnosisView(String id, String title, String severity, boolean fault, double impactFraction,
-                                String explanation, List<Evidence> evidence, String rule, List<Claim> claims) {}
+                                String explanation, List<Evidence> evidence, String rule, List<Claim> claims,
+                                String confirm) {}
 
     public record RecommendationView(String id, String action, Map<String, Object> change, boolean sameMath,
                                      double predictedTflopsPerGpu, double predictedStepTimeS, double speedup,
                                      double[] speedupInterval, double memoryHeadroomGb, List<String> addresses,
-                                     String explanation) {}
+                                     String explanation, double predictedMemoryGb, double memoryCapacityGb,
+                                     NextBottleneckView nextBottleneck) {}
 
     public static AdviceView of(Advice a) {
-        return new AdviceView(a.run(), prediction(a.expected(), a.interval()), fit(a.fit()), observed(a.observed()), gap(a),
-                a.baseline().implausible().stream().map(c -> new CheckView(c.kind().key(), c.metric().key(), c.measured(),
-                        c.limit(), c.ratio())).toList(),
-                a.diagnoses().stream().map(AdviceView::diagnosis).toList(),
-                a.recommendations().stream().map(r -> recommendation(r, a.baseline().fit() != null)).toList());
+        PredictionView prediction = prediction(a.expected(), a.interval(), a.baseline().scenario().cluster().gpu());
+        FitView fit = fit(a.fit());
+        ObservedView observed = observed(a.observed());
+        GapView gap = gap(a);
+        List<CheckView> implausible = a.baseline().implausible().stream().map(c -> new CheckView(c.kind().key(),
+                c.metric().key(), c.measured(), c.limit(), c.ratio())).toList();
+        List<DiagnosisView> diagnoses = a.diagnoses().stream().map(AdviceView::diagnosis).toList();
+        List<RecommendationView> recs = a.recommendations().stream().map(r -> recommendation(r, a.baseline().fit() != null))
+                .toList();
+        SummaryView summary = summary(prediction, fit, observed, recs);
+        return new AdviceView(a.run(), verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
+                observed, gap, implausible, diagnoses, a.ruledOut().stream().map(r -> new RuledOutView(r.id(), r.title(),
+                r.rule(), r.seconds(), r.fraction(), r.threshold(), r.margin())).toList(), recs);
     }
 
     static DiagnosisView diagnosis(Diagnosis d) {
         return new DiagnosisView(d.id(), d.title(), d.severity().key(), d.fault(), d.impactFraction(), d.explanation(),
-                d.evidence(), d.rule(), d.claims());
+                d.evidence(), d.rule(), d.claims(), d.confirm());
     }
 
-    static PredictionView prediction(StepPrediction p, PredictionInterval i) {
+    static SummaryView summary(PredictionView p, FitView f, ObservedView o, List<RecommendationView> recs) {
+        double peak = p.ceilings().peakTflops();
+        double start = f != null ? f.tflopsPerGpu() : p.tflopsPerGpu();
+        RecommendationView best = recs.stream().filter(RecommendationView::sameMath)
+                .max(java.util.Comparator.comparingDouble(RecommendationView::predictedTflopsPerGpu)).orElse(null);
+        double achievable = best != null && best.predictedTflopsPerGpu() > start ? best.predictedTflopsPerGpu() : start;
+        double observed = o == null ? Double.NaN : o.tflopsPerGpuHouse();
+        return new SummaryView(observed, o == null ? Double.NaN : o.mfuHouse(), p.tflopsPerGpu(), p.mfu(),
+                p.interval() == null ? null : p.interval().tflopsPerGpu(), f == null ? Double.NaN : f.tflopsPerGpu(),
+                f == null ? Double.NaN : f.mfu(), achievable, achievable / peak,
+                best != null && best.predictedTflopsPerGpu() > start ? best.id() : null);
+    }
+
+    /**
+     * One sentence: the cause that matters most (a measurement that cannot be right, else the first diagnosis above
+     * low severity) and the change predicted to gain most; or how the run compares with the model when nothing is
+     * wrong.
+     */
+    static String verdict(PredictionView p, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
+                          List<RecommendationView> recs) {
+        DiagnosisView top = diagnoses.stream().filter(d -> d.severity().equals("high") || d.severity().equals("medium"))
+                .findFirst().orElse(null);
+        RecommendationView best = recs.isEmpty() ? null : recs.get(0);
+        StringBuilder s = new StringBuilder();
+        if (!implausible.isEmpty()) {
+            return "The run's measurements cannot be right (" + implausible.get(0).metric() + " is "
+                    + Fmt.num(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
+        }
+        if (top != null) {
+            s.append(top.title());
+            if (top.impactFraction() > 0) s.append(" (").append(Fmt.pct(top.impactFraction())).append(" of the step)");
+        } else if (gap != null) {
+            IntervalView iv = p.interval();
+            double r = gap.observedOverPredicted();
+            boolean inside = iv != null && r >= iv.lowRatio() && r <= iv.highRatio();
+            s.append(inside ? "The run is as fast as the model predicts for this hardware and layout (observed "
+                            : "No cause reaches the rules' thresholds (observed ").append(Fmt.num(r, 4)).append("x predicted");
+            if (iv != null) s.append("; 8 in 10 runs like it land within ").append(Fmt.num(iv.lowRatio())).append("-")
+                    .append(Fmt.num(iv.highRatio())).append("x)");
+            else s.append(")");
+        } else {
+            s.append("The model predicts ").append(Fmt.num(p.tflopsPerGpu())).append(" TFLOPS per GPU (")
+                    .append(Fmt.pct(p.mfu())).append(" MFU); the run measured nothing to compare it with");
+        }
+        if (best != null) {
+            s.append(": ").append(lowerFirst(best.action())).append(" for a predicted x").append(Fmt.num(best.speedup()))
+                    .append(" (x").append(Fmt.num(best.speedupInterval()[0])).append("-")
+                    .append(Fmt.num(best.speedupInterval()[1])).append(")");
+        } else if (top != null) {
+            s.append("; no change the rules know is predicted to gain enough to recommend");
+        }
+        return s.append(".").toString();
+    }
+
+    /** "Train on ..." -> "train on ...", but "NVLink ..." stays. */
+    static String lowerFirst(String action) {
+        if (action.length() < 2 || !Character.isUpperCase(action.charAt(0)) || Character.isUpperCase(action.charAt(1)))
+            return action;
+        return Character.toLowerCase(action.charAt(0)) + action.substring(1);
+    }
+
+    static PredictionView prediction(StepPrediction p, PredictionInterval i, dev.trainadvisor.spec.Gpu gpu) {
         List<BreakdownLine> lines = new ArrayList<>();
         for (Phase ph : p.phases()) lines.add(new BreakdownLine(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.link()));
         List<CollectiveLine> cols = new ArrayList<>();
@@ -132,7 +235,24 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
                 new EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
                         e.overlapFraction(), e.elementwiseTraffic()), p.notes(),
                 i == null ? null : new IntervalView(i.basis(), i.rows(), i.low(), i.high(), i.around(p.tokensPerGpuPerS()),
-                        i.around(p.tflopsPerGpu()), new double[]{p.stepTimeS() / i.high(), p.stepTimeS() / i.low()}));
+                        i.around(p.tflopsPerGpu()), new double[]{p.stepTimeS() / i.high(), p.stepTimeS() / i.low()}),
+                new CeilingsView(gpu.key(), p.tflopsPerGpu() / p.mfu(), gpu.mamfTflopsBf16(), gpu.hbmGbps()),
+                operations(p));
+    }
+
+    /** The step's operations, most time first (forward, backward and recomputation of one micro-batch). */
+    static List<OperationView> operations(StepPrediction p) {
+        List<OperationView> out = new ArrayList<>();
+        for (dev.trainadvisor.perf.ComputeTime.Timed t : p.compute().operations()) {
+            var o = t.operation();
+            if (!(t.forwardSeconds() > 0)) continue;
+            out.add(new OperationView(o.name(), o.kind().name().toLowerCase(java.util.Locale.ROOT), o.flops(), o.hbmBytes(),
+                    o.intensity(), t.forwardSeconds(), t.seconds(), o.flops() / t.forwardSeconds() / 1e12,
+                    o.hbmBytes() / t.forwardSeconds() / 1e9));
+        }
+        out.sort(java.util.Comparator.comparingDouble(OperationView::secondsPerMicroBatch).reversed()
+                .thenComparing(OperationView::name));
+        return List.copyOf(out);
     }
 
     static FitView fit(FitResult f) {
@@ -149,10 +269,12 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
         for (HypothesisFit h : f.hypotheses())
             hyps.add(new HypothesisView(h.hypothesis().key(), h.prior(), h.posterior(),
                     h.hypothesis().param() == null ? Double.NaN : h.fitted(h.hypothesis().param())));
+        List<BreakdownLine> lines = new ArrayList<>();
+        for (Phase ph : p.phases()) lines.add(new BreakdownLine(ph.name(), ph.seconds(), ph.exposedSeconds(), ph.link()));
         return new FitView(f.chosen().hypothesis().key(), f.chosen().posterior(),
                 f.alternatives().stream().map(h -> h.hypothesis().key()).toList(), p.stepTimeS(), p.tokensPerGpuPerS(),
                 p.tflopsPerGpu(), p.mfu(), p.exposedCommSeconds(), List.copyOf(params), List.copyOf(obs), List.copyOf(hyps),
-                f.converged());
+                f.converged(), List.copyOf(lines));
     }
 
     static ObservedView observed(ObservationFact o) {
@@ -185,7 +307,9 @@ public record AdviceView(JsonNode run, PredictionView prediction, FitView fit, O
     static RecommendationView recommendation(Recommendation r, boolean fitted) {
         return new RecommendationView(r.id(), r.action(), r.change(), r.sameMath(), r.predictedTflopsPerGpu(),
                 r.predictedStepTimeS(), r.speedup(), new double[]{r.speedupLow(), r.speedupHigh()}, r.memoryHeadroomGb(),
-                r.addresses(), explanation(r, fitted));
+                r.addresses(), explanation(r, fitted), r.predictedMemoryGb(), r.memoryCapacityGb(),
+                r.nextBottleneck() == null ? null : new NextBottleneckView(r.nextBottleneck(), r.nextBottleneckLink(),
+                        r.nextBottleneckSeconds(), r.nextBottleneckSeconds() / r.predictedStepTimeS()));
     }
 
     /**

@@ -213,4 +213,29 @@ class CommunicationRulesTest {
                 .inter(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 16, 32e9, 12, 0.3).fire();
         assertFalse(fired(r, "inter-node-bandwidth"));
     }
+
+    /**
+     * A rule tested and short of its threshold says so: 2 s forward, 3.8 s backward and 0.3 s of the reduce-scatter
+     * exposed on the 10 GB/s link make a 6.1 s step; 0.3 / 6.1 = 4.9% of it, under the 5% materiality threshold.
+     */
+    @Test
+    void intraNodeBandwidthRuledOutJustUnderTheThresholdWithItsMargin() {
+        RuleEngine.Result r = GivenFacts.of(PCIE).compute(2, 3.8, 0).intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 10, 0.3)
+                .fire();
+        assertFalse(fired(r, "intra-node-bandwidth"));
+        dev.trainadvisor.facts.RuledOut out = derived(r, dev.trainadvisor.facts.RuledOut.class).stream()
+                .filter(o -> o.id().equals("intra-node-bandwidth")).findFirst().orElseThrow();
+        assertEquals(0.3, out.seconds(), 1e-9);
+        assertEquals(0.3 / 6.1, out.fraction(), 1e-9);
+        assertEquals(0.05, out.threshold(), 1e-12);
+        assertEquals("The intra-node link bounds the collectives: 4.9% of the step (0.3 s), under the 5% threshold", out.margin());
+    }
+
+    /** A rule that fires is not also ruled out: 2.8 s exposed of the 8 s step is 35%. */
+    @Test
+    void aRuleThatFiresIsNotRuledOut() {
+        RuleEngine.Result r = reduceScatterExposed(run(PCIE)).fire();
+        assertTrue(fired(r, "intra-node-bandwidth"));
+        assertTrue(derived(r, dev.trainadvisor.facts.RuledOut.class).stream().noneMatch(o -> o.id().equals("intra-node-bandwidth")));
+    }
 }

@@ -42,6 +42,10 @@ class RuleMetadataTest {
             assertFalse(r.title().isBlank(), r.name());
             assertTrue(r.description().length() > 40, r.name() + " needs a description that says why");
             assertTrue(r.file().startsWith("rules/"), r.file());
+            boolean diagnosis = DESIGN_IDS.contains(r.id()) || MORE_IDS.contains(r.id());
+            // a diagnosis names the measurement that would confirm it (the report's "confirm by"); nothing else does
+            assertEquals(diagnosis, r.confirm() != null && r.confirm().length() > 40, r.name() + ": @confirm(...) "
+                    + (diagnosis ? "missing or too short to name a measurement" : "on a rule that concludes no diagnosis"));
         }
         Set<String> ids = rules.stream().map(RuleInfo::id).collect(Collectors.toSet());
         assertTrue(ids.containsAll(DESIGN_IDS), "missing: " + DESIGN_IDS.stream().filter(i -> !ids.contains(i)).toList());
