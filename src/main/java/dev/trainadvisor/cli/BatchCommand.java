@@ -4,6 +4,8 @@ import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.report.BatchTable;
+import dev.trainadvisor.report.Fleet;
+import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.report.Html;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.RunSpec;
@@ -70,7 +72,8 @@ final class BatchCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         List<Item> items = new ArrayList<>();
-        int bad = collect(files, items, err);
+        List<Fleet.Failure> failures = new ArrayList<>();
+        collect(files, items, new Failures(failures, err));
 
         TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
         SpecReader reader = new SpecReader();
@@ -107,19 +110,19 @@ final class BatchCommand implements Callable<Integer> {
                 out.add(a);
                 names.add(items.get(i).name());
             } else {
-                bad++;
                 progress.clear();
-                err.println("error: " + ((SpecException) r).getMessage());
+                new Failures(failures, err).add(items.get(i).name(), ((SpecException) r).getMessage());
             }
         }
         progress.clear();
         String text = switch (format) {
             case json -> Json.of(out);
             case csv -> BatchTable.of(out, names).csv();
-            case md -> BatchTable.of(out, names).markdown();
-            case html -> Html.of(BatchTable.of(out, names));
+            case md -> Markdown.of(Fleet.of(out, names, failures));
+            case html -> Html.of(Fleet.of(out, names, failures));
         };
         common.write(text, spec.commandLine().getOut());
+        int bad = failures.size();
         if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
                 + out.size());
         err.flush();
@@ -130,8 +133,7 @@ final class BatchCommand implements Callable<Integer> {
      * Run files, and logs joined to a run file of the same stem or described in runs.yaml; returns the number of
      * files that could not be read (each reported).
      */
-    static int collect(List<Path> files, List<Item> items, PrintWriter err) {
-        int bad = 0;
+    static void collect(List<Path> files, List<Item> items, Failures failures) {
         ObjectNode runs = null;
         java.util.Set<Path> logsTaken = new java.util.HashSet<>();
         java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
@@ -143,8 +145,7 @@ final class BatchCommand implements Callable<Integer> {
                     if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
                     runs = (ObjectNode) n;
                 } catch (SpecException e) {
-                    bad++;
-                    err.println("error: " + e.getMessage());
+                    failures.add(f.getFileName().toString(), e.getMessage());
                 }
             }
         }
@@ -161,8 +162,7 @@ final class BatchCommand implements Callable<Integer> {
                 }
                 items.add(new Item(f.getFileName().toString(), f, tree));
             } catch (SpecException e) {
-                bad++;
-                err.println("error: " + e.getMessage());
+                failures.add(f.getFileName().toString(), e.getMessage());
             }
         }
         for (Path f : files) {
@@ -170,8 +170,7 @@ final class BatchCommand implements Callable<Integer> {
             String name = f.getFileName().toString();
             JsonNode entry = runs == null ? null : runs.get(name);
             if (entry == null || !entry.isObject()) {
-                bad++;
-                err.println("error: " + f + ": a run file of the same stem (" + stem(f) + ".yaml) or an entry '" + name
+                failures.add(name, f + ": a run file of the same stem (" + stem(f) + ".yaml) or an entry '" + name
                         + "' in " + RUNS_FILE + " saying which cluster, model and layout produced this log");
                 continue;
             }
@@ -183,7 +182,16 @@ final class BatchCommand implements Callable<Integer> {
             items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
         }
         items.sort(java.util.Comparator.comparing(Item::name));
-        return bad;
+    }
+
+    /** The files that could not be advised: each reported on standard error as it is found, and kept for the report. */
+    record Failures(List<Fleet.Failure> list, PrintWriter err) {
+        void add(String file, String message) {
+            synchronized (list) {
+                list.add(new Fleet.Failure(file, message));
+            }
+            err.println("error: " + message);
+        }
     }
 
     static void deepMerge(ObjectNode base, JsonNode over) {

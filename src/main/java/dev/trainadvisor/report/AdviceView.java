@@ -117,7 +117,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
 
     public record ObservedView(double tokensPerGpuPerS, String tokensSource, double stepTimeS, double fwdBwdTimeS,
                                double tflopsPerGpu, String tflopsConvention, double tflopsPerGpuHouse, double mfuHouse,
-                               String relation) {}
+                               String relation, double steps) {}
 
     /** Throughput observed over predicted and over fitted; unexplained seconds are observed minus predicted step. */
     public record GapView(double observedOverPredicted, double observedOverFitted, double observedStepTimeS,
@@ -138,7 +138,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
     public static AdviceView of(Advice a) {
         PredictionView prediction = prediction(a.expected(), a.interval(), a.baseline().scenario().cluster().gpu());
         FitView fit = fit(a.fit());
-        ObservedView observed = observed(a.observed());
+        ObservedView observed = observed(a.observed(), a.baseline().scenario().run().measured());
         GapView gap = gap(a);
         List<CheckView> implausible = a.baseline().implausible().stream().map(c -> new CheckView(c.kind().key(),
                 c.metric().key(), c.measured(), c.limit(), c.ratio())).toList();
@@ -200,14 +200,22 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
             s.append("The model predicts ").append(Fmt.num(p.tflopsPerGpu())).append(" TFLOPS per GPU (")
                     .append(Fmt.pct(p.mfu())).append(" MFU); the run measured nothing to compare it with");
         }
-        if (best != null) {
-            s.append(": ").append(lowerFirst(best.action())).append(" for a predicted x").append(Fmt.num(best.speedup()))
-                    .append(" (x").append(Fmt.num(best.speedupInterval()[0])).append("-")
-                    .append(Fmt.num(best.speedupInterval()[1])).append(")");
+        RecommendationView answer = top == null ? best
+                : recs.stream().filter(r -> r.addresses().contains(top.id())).findFirst().orElse(null);
+        if (answer != null) {
+            s.append(": ").append(lowerFirst(answer.action())).append(" for a predicted x").append(gain(answer));
+        } else if (best != null) {
+            s.append("; no recommendation addresses it, and the largest predicted gain is x").append(gain(best)).append(": ")
+                    .append(lowerFirst(best.action()));
         } else if (top != null) {
             s.append("; no change the rules know is predicted to gain enough to recommend");
         }
         return s.append(".").toString();
+    }
+
+    /** "2.08 (x1.85-2.3)". */
+    static String gain(RecommendationView r) {
+        return Fmt.num(r.speedup()) + " (x" + Fmt.num(r.speedupInterval()[0]) + "-" + Fmt.num(r.speedupInterval()[1]) + ")";
     }
 
     /** "Train on ..." -> "train on ...", but "NVLink ..." stays. */
@@ -277,7 +285,8 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
                 f.converged(), List.copyOf(lines));
     }
 
-    static ObservedView observed(ObservationFact o) {
+    /** @param m the run's measurements, for the steps it logged (NaN when it did not say) */
+    static ObservedView observed(ObservationFact o, dev.trainadvisor.spec.Measurements m) {
         if (o == null) return null;
         String relation;
         if (o.convention() == null || Double.isNaN(o.tflopsPrinted())) {
@@ -291,7 +300,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
         }
         return new ObservedView(o.tokensPerGpuPerS(), o.tokensSource() == null ? null : o.tokensSource().key(), o.stepTimeS(),
                 o.fwdBwdTimeS(), o.tflopsPrinted(), o.convention() == null ? null : o.convention().key, o.tflopsHouse(),
-                o.mfuHouse(), relation);
+                o.mfuHouse(), relation, m == null ? Double.NaN : m.steps());
     }
 
     static GapView gap(Advice a) {

@@ -7,56 +7,89 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The batch summary: one row per run, ranked by the throughput it loses against the model's
- * prediction, with its top cause and its best remedy.
+ * The batch summary: one row per run, ranked by the GPU-hours it loses against what the model says it can reach, with
+ * its top cause and its best remedy.
  *
- * @param lostFraction 1 - observed / predicted tokens per GPU per second, 0 when it does as well or better;
- *                     NaN when the run measured nothing
+ * <p>A run loses {@code 1 - observed / achievable} of its GPU time, where achievable is the larger of the model's
+ * prediction and the best recommendation that keeps the optimisation (house TFLOPS per GPU): a run slower than
+ * predicted loses the gap, and a run as fast as predicted on a slow layout loses what the remedy would recover. Times
+ * GPUs and hours of running (steps logged x step time) that is GPU-hours lost; a run that logged no step count is
+ * counted over one hour of running.
  */
 public record BatchTable(List<Row> rows) {
 
+    /**
+     * @param lostFraction         1 - observed / predicted tokens per GPU per second, 0 when it does as well or better;
+     *                             NaN when the run measured nothing
+     * @param achievableTflops     the larger of the predicted and the best same-math recommendation's TFLOPS per GPU
+     * @param lostVsAchievable     1 - observed / achievable TFLOPS, at least 0; NaN when the run measured nothing
+     * @param hours                hours of running the log covers (steps x observed step time); NaN when unknown
+     * @param lostGpuHoursPerHour  GPUs x lostVsAchievable: GPU-hours lost per hour of running
+     * @param lostGpuHours         over {@code hours}, or over one hour when the hours are unknown
+     */
     public record Row(String run, String file, int gpus, String gpu, String model, double observedTokensPerGpuPerS,
                       double predictedTokensPerGpuPerS, double observedOverPredicted, double lostFraction,
                       double mfuObserved, String topCause, String topSeverity, double topImpact,
-                      String bestRemedy, double bestSpeedup) {}
+                      String bestRemedy, double bestSpeedup, double observedTflops, double achievableTflops,
+                      double lostVsAchievable, double hours, double lostGpuHoursPerHour, double lostGpuHours) {}
 
     /** @param files the file each advice came from, in the same order */
     public static BatchTable of(List<Advice> advice, List<String> files) {
+        return ofViews(advice.stream().map(AdviceView::of).toList(), files);
+    }
+
+    static BatchTable ofViews(List<AdviceView> views, List<String> files) {
         List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < advice.size(); i++) {
-            AdviceView a = AdviceView.of(advice.get(i));
-            var c = a.run().path("cluster");
-            int gpus = c.path("nodes").asInt() * c.path("gpus_per_node").asInt();
-            String gpu = c.path("gpu").isTextual() ? c.path("gpu").asText() : c.path("gpu").path("key").asText();
-            double observed = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
-            double predicted = a.prediction().tokensPerGpuPerS();
-            double ratio = observed / predicted;
-            double lost = Double.isNaN(ratio) ? Double.NaN : Math.max(0, 1 - ratio);
-            AdviceView.DiagnosisView top = a.diagnoses().stream().filter(d -> !d.severity().equals("info")).findFirst()
-                    .orElse(a.top());
-            AdviceView.RecommendationView best = a.recommendations().isEmpty() ? null : a.recommendations().get(0);
-            rows.add(new Row(a.run().path("name").asText(), files.get(i), gpus, gpu, a.run().path("model").path("name").asText(),
-                    observed, predicted, ratio, lost, a.observed() == null ? Double.NaN : a.observed().mfuHouse(),
-                    top == null ? "" : top.id(), top == null ? "" : top.severity(), top == null ? 0 : top.impactFraction(),
-                    best == null ? "" : best.id(), best == null ? Double.NaN : best.speedup()));
-        }
-        // most throughput lost first; runs that measured nothing last; then by file name
-        rows.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.lostFraction()) ? -1 : r.lostFraction()).reversed()
+        for (int i = 0; i < views.size(); i++) rows.add(row(views.get(i), files.get(i)));
+        // most GPU-hours lost first; runs that measured nothing last; then by file name
+        rows.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.lostGpuHours()) ? -1 : r.lostGpuHours()).reversed()
                 .thenComparing(Row::file));
         return new BatchTable(List.copyOf(rows));
     }
 
+    static Row row(AdviceView a, String file) {
+        var c = a.run().path("cluster");
+        int gpus = RunHeader.gpus(a.run());
+        String gpu = RunHeader.gpuName(c.path("gpu"));
+        double observed = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
+        double predicted = a.prediction().tokensPerGpuPerS();
+        double ratio = observed / predicted;
+        double lost = Double.isNaN(ratio) ? Double.NaN : Math.max(0, 1 - ratio);
+        AdviceView.DiagnosisView top = topCause(a);
+        AdviceView.RecommendationView best = a.recommendations().isEmpty() ? null : a.recommendations().get(0);
+        double observedTflops = a.summary().observedTflops();
+        double achievable = Math.max(a.summary().predictedTflops(), a.summary().achievableTflops());
+        double lostVsAchievable = Double.isNaN(observedTflops) ? Double.NaN : Math.max(0, 1 - observedTflops / achievable);
+        double steps = a.observed() == null ? Double.NaN : a.observed().steps();
+        double stepTime = a.observed() == null ? Double.NaN : a.observed().stepTimeS();
+        double hours = steps > 0 && stepTime > 0 ? steps * stepTime / 3600 : Double.NaN;
+        double perHour = gpus * lostVsAchievable;
+        return new Row(a.run().path("name").asText(), file, gpus, gpu, a.run().path("model").path("name").asText(),
+                observed, predicted, ratio, lost, a.observed() == null ? Double.NaN : a.observed().mfuHouse(),
+                top == null ? "" : top.id(), top == null ? "" : top.severity(), top == null ? 0 : top.impactFraction(),
+                best == null ? "" : best.id(), best == null ? Double.NaN : best.speedup(), observedTflops, achievable,
+                lostVsAchievable, hours, perHour, Double.isNaN(hours) ? perHour : perHour * hours);
+    }
+
+    /** The cause that matters most: the first diagnosis of high or medium severity, else the first. */
+    static AdviceView.DiagnosisView topCause(AdviceView a) {
+        return a.diagnoses().stream().filter(d -> d.severity().equals("high") || d.severity().equals("medium")).findFirst()
+                .orElse(a.top());
+    }
+
     static final String[] HEADER = {"run", "file", "gpus", "gpu", "model", "observed_tokens_per_gpu_per_s",
             "predicted_tokens_per_gpu_per_s", "observed_over_predicted", "throughput_lost", "mfu_observed",
-            "top_cause", "top_severity", "top_impact", "best_remedy", "best_speedup"};
+            "top_cause", "top_severity", "top_impact", "best_remedy", "best_speedup", "observed_tflops_per_gpu",
+            "achievable_tflops_per_gpu", "lost_vs_achievable", "hours", "lost_gpu_hours_per_hour", "lost_gpu_hours"};
 
     static String[] cells(Row r) {
         return new String[]{r.run(), r.file(), Integer.toString(r.gpus()), r.gpu(), r.model(), n(r.observedTokensPerGpuPerS()),
                 n(r.predictedTokensPerGpuPerS()), n(r.observedOverPredicted()), n(r.lostFraction()), n(r.mfuObserved()),
-                r.topCause(), r.topSeverity(), n(r.topImpact()), r.bestRemedy(), n(r.bestSpeedup())};
+                r.topCause(), r.topSeverity(), n(r.topImpact()), r.bestRemedy(), n(r.bestSpeedup()), n(r.observedTflops()),
+                n(r.achievableTflops()), n(r.lostVsAchievable()), n(r.hours()), n(r.lostGpuHoursPerHour()), n(r.lostGpuHours())};
     }
 
-    private static String n(double x) { return Double.isNaN(x) ? "" : dev.trainadvisor.facts.Fmt.num(x, 4); }
+    static String n(double x) { return Double.isNaN(x) ? "" : dev.trainadvisor.facts.Fmt.num(x, 4); }
 
     /** RFC 4180 CSV: fields with a comma, quote or line break are quoted, quotes doubled; "\n" line ends. */
     public String csv() {
@@ -77,22 +110,4 @@ public record BatchTable(List<Row> rows) {
         s.append('\n');
     }
 
-    public String markdown() {
-        StringBuilder s = new StringBuilder("# train-advisor: batch of ").append(rows.size()).append(" runs\n\n");
-        s.append("Ranked by throughput lost against the model's prediction.\n\n");
-        s.append("| # | run | GPUs | observed tokens/GPU/s | predicted | lost | top cause | best remedy |\n");
-        s.append("|---:|---|---:|---:|---:|---:|---|---|\n");
-        int i = 1;
-        for (Row r : rows) {
-            s.append("| ").append(i++).append(" | ").append(esc(r.run())).append(" | ").append(r.gpus()).append(" x ")
-                    .append(esc(r.gpu())).append(" | ").append(n(r.observedTokensPerGpuPerS())).append(" | ")
-                    .append(n(r.predictedTokensPerGpuPerS())).append(" | ")
-                    .append(Double.isNaN(r.lostFraction()) ? "" : dev.trainadvisor.facts.Fmt.pct(r.lostFraction())).append(" | ")
-                    .append(r.topCause().isEmpty() ? "" : r.topCause() + " (" + r.topSeverity() + ")").append(" | ")
-                    .append(r.bestRemedy().isEmpty() ? "" : r.bestRemedy() + " x" + n(r.bestSpeedup())).append(" |\n");
-        }
-        return s.toString();
-    }
-
-    private static String esc(String s) { return s.replace("|", "\\|"); }
 }

@@ -17,46 +17,38 @@ public final class Markdown {
 
     public static String of(Advice advice) { return of(AdviceView.of(advice)); }
 
+    /** The fleet report: the ranking, GPU-hours lost by cause, the failed files, then every run's report. */
+    public static String of(Fleet fleet) { return FleetReport.markdown(fleet); }
+
     public static String of(AdviceView a) {
         StringBuilder s = new StringBuilder();
         JsonNode run = a.run();
-        JsonNode c = run.path("cluster");
-        s.append("# train-advisor: ").append(run.path("name").asText()).append("\n\n");
-        int nodes = c.path("nodes").asInt();
-        s.append("**Cluster:** ").append(nodes).append(nodes == 1 ? " node x " : " nodes x ").append(c.path("gpus_per_node").asInt())
-                .append(" ").append(gpuName(c.path("gpu"))).append(", intra-node ").append(intra(c.path("intra_node")));
-        if (c.has("inter_node")) s.append(", inter-node ").append(c.path("inter_node").path("nics_per_node").asInt()).append(" x ")
-                .append(c.path("inter_node").path("link").asText());
-        s.append("  \n");
-        JsonNode m = run.path("model"), p = run.path("parallel"), t = run.path("training");
-        s.append("**Model:** ").append(m.path("name").asText()).append(" (").append(m.path("layers").asInt()).append(" layers, hidden ")
-                .append(m.path("hidden").asInt()).append(")  \n");
-        s.append("**Layout:** tp ").append(p.path("tp").asInt()).append(", pp ").append(p.path("pp").asInt()).append(", dp ")
-                .append(p.path("dp").asInt()).append(", ZeRO ").append(p.path("zero_stage").asInt()).append(" over ")
-                .append(p.path("zero_group_size").asInt()).append("; seq ").append(t.path("seq_len").asInt()).append(", micro-batch ")
-                .append(t.path("micro_batch_size").asInt()).append(" x ").append(t.path("micro_batches").asInt())
-                .append(", recompute ").append(t.path("recompute").asText()).append("\n\n");
+        RunHeader h = RunHeader.of(run);
+        s.append("# train-advisor: ").append(FleetReport.md(run.path("name").asText())).append("\n\n");
+        s.append("**Cluster:** ").append(h.cluster()).append("  \n**Model:** ").append(h.model()).append("  \n**Layout:** ")
+                .append(h.layout()).append("\n\n");
 
         AdviceView.DiagnosisView top = a.top();
-        if (top != null) {
-            s.append("> **").append(top.severity().toUpperCase(Locale.ROOT)).append(": ").append(top.title()).append("**");
-            if (top.impactFraction() > 0) s.append(" (").append(pct(top.impactFraction())).append(" of the step)");
-            s.append("\n\n");
-        }
+        s.append("> **").append(top == null ? "INFO" : top.severity().toUpperCase(Locale.ROOT)).append(":** ")
+                .append(a.verdict()).append("\n\n");
 
         AdviceView.PredictionView pr = a.prediction();
         AdviceView.FitView fit = a.fit();
         AdviceView.ObservedView o = a.observed();
-        s.append("## Predicted, fitted and observed\n\n| | predicted | fitted | observed |\n|---|---:|---:|---:|\n");
+        AdviceView.SummaryView sum = a.summary();
+        s.append("## Predicted, fitted and observed\n\n| | predicted | fitted | observed | achievable |\n|---|---:|---:|---:|---:|\n");
         row(s, "step time (s)", pr.stepTimeS(), fit == null ? Double.NaN : fit.stepTimeS(), o == null ? Double.NaN : o.stepTimeS());
         row(s, "tokens / GPU / s", pr.tokensPerGpuPerS(), fit == null ? Double.NaN : fit.tokensPerGpuPerS(),
                 o == null ? Double.NaN : o.tokensPerGpuPerS());
         row(s, "TFLOPS / GPU (house)", pr.tflopsPerGpu(), fit == null ? Double.NaN : fit.tflopsPerGpu(),
-                o == null ? Double.NaN : o.tflopsPerGpuHouse());
+                o == null ? Double.NaN : o.tflopsPerGpuHouse(), sum.achievableTflops());
         s.append("| MFU | ").append(pct(pr.mfu())).append(" | ").append(fit == null ? "" : pct(fit.mfu())).append(" | ")
-                .append(o == null || Double.isNaN(o.mfuHouse()) ? "" : pct(o.mfuHouse())).append(" |\n\n");
+                .append(o == null || Double.isNaN(o.mfuHouse()) ? "" : pct(o.mfuHouse())).append(" | ")
+                .append(pct(sum.achievableMfu())).append(" |\n\n");
         s.append("Predicted: the catalogue's hardware at its default efficiencies. ");
         if (fit != null) s.append("Fitted: the model fitted to the run's times; every diagnosis and recommendation starts from it. ");
+        s.append(sum.achievableBy() == null ? "Achievable: no recommendation that keeps the optimisation gains on it. "
+                : "Achievable: what recommendation " + sum.achievableBy() + " predicts. ");
         if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(o.relation()).append(".");
         else s.append("Observed: no throughput was measured.");
         if (a.gap() != null) s.append(" ").append(relative(a.gap().observedOverPredicted()));
@@ -100,6 +92,12 @@ public final class Markdown {
                         .append(" | ").append(e.unit()).append(" |\n");
                 s.append("\n");
             }
+            if (!d.confirm().isEmpty()) s.append("To confirm it: ").append(d.confirm()).append("\n\n");
+        }
+        if (!a.ruledOut().isEmpty()) {
+            s.append("Ruled out (tested, short of the share of the step they must reach):\n\n");
+            for (AdviceView.RuledOutView r : a.ruledOut()) s.append("- `").append(r.id()).append("`: ").append(r.margin()).append("\n");
+            s.append("\n");
         }
 
         s.append("## Recommendations\n\n");
@@ -146,23 +144,19 @@ public final class Markdown {
                 s.append("| ").append(st.stage()).append(" | ").append(num(st.totalGb())).append(" | ").append(num(st.activationsGb())).append(" |\n");
         }
         for (String n : pr.notes()) s.append("\nNot modelled: ").append(n).append(".\n");
+        s.append("\n## Glossary\n\n").append(Glossary.markdown());
         return s.toString();
     }
-
-    static String intra(JsonNode intra) {
-        StringBuilder s = new StringBuilder(intra.path("link").asText("none"));
-        if (intra.has("sockets")) s.append(", ").append(intra.path("sockets").asInt()).append(" sockets");
-        if (intra.has("transport")) s.append(", ").append(intra.path("transport").asText());
-        if (intra.has("busbw_gbps")) s.append(" (").append(num(intra.path("busbw_gbps").asDouble())).append(" GB/s measured)");
-        return s.toString();
-    }
-
-    private static String gpuName(JsonNode gpu) { return gpu.isTextual() ? gpu.asText() : gpu.path("key").asText(); }
 
     private static void row(StringBuilder s, String name, double predicted, double fitted, double observed) {
+        row(s, name, predicted, fitted, observed, Double.NaN);
+    }
+
+    private static void row(StringBuilder s, String name, double predicted, double fitted, double observed, double achievable) {
         s.append("| ").append(name).append(" | ").append(num(predicted)).append(" | ")
                 .append(Double.isNaN(fitted) ? "" : num(fitted)).append(" | ")
-                .append(Double.isNaN(observed) ? "" : num(observed)).append(" |\n");
+                .append(Double.isNaN(observed) ? "" : num(observed)).append(" | ")
+                .append(Double.isNaN(achievable) ? "" : num(achievable)).append(" |\n");
     }
 
     /**
