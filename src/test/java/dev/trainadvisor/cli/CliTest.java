@@ -381,6 +381,28 @@ class CliTest {
         assertNoStackTrace(r.err());
     }
 
+    /** The fleet report holds the files that failed, with their errors, as well as standard error. */
+    @Test
+    void batchReportsInHtmlAndMarkdownListTheFilesThatFailed() throws IOException {
+        Path d = tmp.resolve("fleet");
+        Files.createDirectories(d);
+        Files.copy(Path.of(PCIE), d.resolve("1-pcie.yaml"));
+        Files.writeString(d.resolve("2-broken.yaml"), """
+                cluster: {preset: dgx-a100-80gb}
+                model: internlm-7b
+                training: {seq_len: 0, micro_batch_size: 2}
+                """);
+        for (String format : List.of("html", "md")) {
+            Result r = run("batch", d.toString(), "--format", format);
+            assertEquals(2, r.code(), r.err());
+            assertTrue(r.out().contains("2-broken.yaml") && r.out().contains("training.seq_len"),
+                    format + ": the report names the failed file and its field");
+            assertTrue(r.out().contains("internlm-7b-pcie-1node"), format);
+            assertTrue(r.err().contains("2-broken.yaml"), r.err());
+            assertNoStackTrace(r.err());
+        }
+    }
+
     @Test
     void batchOfGoodFilesExitsZeroAndMatchesAdvise() throws IOException {
         Path d = tmp.resolve("good");
