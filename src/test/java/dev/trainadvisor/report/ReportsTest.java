@@ -135,4 +135,23 @@ class ReportsTest {
             assertTrue(Glossary.TERMS.stream().anyMatch(t -> t.term().equals(term)), term);
         assertTrue(md.contains("## Glossary") && md.contains("- **busbw**: "), "the report ends with the glossary");
     }
+
+    /**
+     * Greyscale printing keeps neighbouring segments apart: in the order the charts stack them, each fill differs from
+     * the next by at least 0.1 in relative luminance (WCAG 2.1), or the next is hatched (communication).
+     */
+    @Test
+    void neighbouringFillsDifferInGreyscale() {
+        List<List<String>> orders = List.of(
+                List.of(Charts.COMPUTE_FORWARD, Charts.COMPUTE_BACKWARD, Charts.BUBBLE, Charts.OPTIMIZER, Charts.OTHER),
+                List.of(Charts.COMPUTE_FORWARD, Charts.COMPUTE_BACKWARD, Charts.OPTIMIZER, Charts.OTHER),
+                List.of(Charts.MEMORY));
+        for (List<String> order : orders)
+            for (int i = 1; i < order.size(); i++)
+                assertTrue(Math.abs(Charts.lightness(order.get(i)) - Charts.lightness(order.get(i - 1))) >= 0.1,
+                        order.get(i - 1) + " then " + order.get(i));
+        // WCAG's worked values: white 1, black 0, mid grey #777777 0.184
+        assertEquals(1.0, Charts.lightness("#ffffff"), 1e-9);
+        assertEquals(0.184, Charts.lightness("#777777"), 0.001);
+    }
 }
