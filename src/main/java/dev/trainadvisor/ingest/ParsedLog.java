@@ -19,14 +19,23 @@ import java.util.Map;
  * @param extra      format-specific values with no run-file name (nccl-tests: busbw_gbps, peak_busbw_gbps;
  *                   topology: gpus, intra_node)
  * @param warnings   what the parser noticed but could not use (e.g. "all iterations skipped")
+ * @param history    the per-step series (dev.trainadvisor.history.StepHistory.EMPTY for logs without steps)
  */
 public record ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
-                        Map<String, Object> config, Map<String, Object> extra, List<String> warnings) {
+                        Map<String, Object> config, Map<String, Object> extra, List<String> warnings,
+                        dev.trainadvisor.history.StepHistory history) {
+
+    public ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
+                     Map<String, Object> config, Map<String, Object> extra, List<String> warnings) {
+        this(format, steps, steadySteps, metrics, tflopsConvention, config, extra, warnings,
+                dev.trainadvisor.history.StepHistory.EMPTY);
+    }
 
     public ParsedLog {
         metrics = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(metrics));
         config = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(config));
         extra = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(extra));
         warnings = List.copyOf(warnings);
+        if (history == null) history = dev.trainadvisor.history.StepHistory.EMPTY;
     }
 }

@@ -9,14 +9,34 @@ package dev.trainadvisor.spec;
  * @param forwardTimeS     the forward passes of a step alone (DeepSpeed's fwd timer, Megatron's forward-compute)
  * @param backwardTimeS    the backward passes of a step alone, with what the backward waits for
  * @param optimizerTimeS   what runs after the last backward: the optimizer step and the collectives beside it
+ * @param history          the per-step series of the log it came from; {@link dev.trainadvisor.history.StepHistory#EMPTY}
+ *                         for a run file's metrics
  */
 public record Measurements(double tflopsPerGpu, String tflopsConvention, double tokensPerGpuPerS,
                            double stepTimeS, double fwdBwdTimeS, double forwardTimeS, double backwardTimeS,
                            double optimizerTimeS, double mfu, double peakMemoryGb, double steps, double skippedSteps,
-                           double lossScale) {
+                           double lossScale, dev.trainadvisor.history.StepHistory history) {
 
     public static final Measurements NONE = new Measurements(Double.NaN, null, Double.NaN, Double.NaN,
             Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+    public Measurements {
+        if (history == null) history = dev.trainadvisor.history.StepHistory.EMPTY;
+    }
+
+    /** Without a history: a run file's metrics, or a log that printed no steps. */
+    public Measurements(double tflopsPerGpu, String tflopsConvention, double tokensPerGpuPerS, double stepTimeS,
+                        double fwdBwdTimeS, double forwardTimeS, double backwardTimeS, double optimizerTimeS, double mfu,
+                        double peakMemoryGb, double steps, double skippedSteps, double lossScale) {
+        this(tflopsPerGpu, tflopsConvention, tokensPerGpuPerS, stepTimeS, fwdBwdTimeS, forwardTimeS, backwardTimeS,
+                optimizerTimeS, mfu, peakMemoryGb, steps, skippedSteps, lossScale, dev.trainadvisor.history.StepHistory.EMPTY);
+    }
+
+    /** The same measurements with the log's history. */
+    public Measurements withHistory(dev.trainadvisor.history.StepHistory h) {
+        return new Measurements(tflopsPerGpu, tflopsConvention, tokensPerGpuPerS, stepTimeS, fwdBwdTimeS, forwardTimeS,
+                backwardTimeS, optimizerTimeS, mfu, peakMemoryGb, steps, skippedSteps, lossScale, h);
+    }
 
     public boolean isEmpty() { return equals(NONE); }
 }
