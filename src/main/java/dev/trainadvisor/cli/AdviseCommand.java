@@ -49,10 +49,10 @@ final class AdviseCommand implements Callable<Integer> {
     public Integer call() {
         RunSpec s;
         if (run != null && fromLog.log != null)
-            throw new dev.trainadvisor.spec.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
+            throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
         if (run != null) s = new SpecReader().read(run);
         else if (fromLog.log != null) s = new SpecReader().read(fromLog.tree(), fromLog.log.toString());
-        else throw new dev.trainadvisor.spec.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
+        else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
         String text = switch (format) {

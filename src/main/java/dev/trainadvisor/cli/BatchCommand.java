@@ -9,7 +9,7 @@ import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.report.Html;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -3,7 +3,7 @@ package dev.trainadvisor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Option;
 

@@ -30,7 +30,7 @@ public final class Main implements Runnable {
     public static int run(String... args) {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            if (ex instanceof dev.trainadvisor.spec.SpecException) {
+            if (ex instanceof dev.trainadvisor.input.SpecException) {
                 cmd.getErr().println("error: " + ex.getMessage());
                 return BAD_INPUT;
             }

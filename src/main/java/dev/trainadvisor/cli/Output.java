@@ -1,6 +1,6 @@
 package dev.trainadvisor.cli;
 
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -7,7 +7,7 @@ import dev.trainadvisor.facts.Fmt;
 import dev.trainadvisor.ingest.LogFormats;
 import dev.trainadvisor.ingest.ParsedLog;
 import dev.trainadvisor.report.Json;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -6,7 +6,7 @@ import dev.trainadvisor.report.Json;
 import dev.trainadvisor.report.SearchReport;
 import dev.trainadvisor.search.LayoutSearch;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,7 +1,7 @@
 package dev.trainadvisor.engine;
 
 import dev.trainadvisor.spec.Resources;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import org.drools.base.definitions.rule.impl.RuleImpl;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;

@@ -3,7 +3,7 @@ package dev.trainadvisor.engine;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.spec.Resources;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import org.kie.api.KieBase;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;

@@ -1,5 +1,7 @@
 package dev.trainadvisor.spec;
 
+import dev.trainadvisor.input.SpecException;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 

@@ -1,5 +1,7 @@
 package dev.trainadvisor.spec;
 
+import dev.trainadvisor.input.SpecException;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;

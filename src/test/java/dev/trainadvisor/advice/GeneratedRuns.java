@@ -5,7 +5,7 @@ import dev.trainadvisor.perf.FitParam;
 import dev.trainadvisor.perf.Scenario;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 
 import java.util.ArrayList;

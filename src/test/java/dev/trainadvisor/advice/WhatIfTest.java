@@ -69,7 +69,7 @@ class WhatIfTest {
     void aChangeTheLayoutCannotTakeIsDroppedNotRecommended() {
         // 8 GPUs cannot hold tp=3: the what-if fails validation and yields no recommendation
         RunSpec s = example("internlm-7b-pcie-1node.yaml");
-        assertThrows(dev.trainadvisor.spec.SpecException.class, () -> new SpecReader().read(SpecWriter.apply(
+        assertThrows(dev.trainadvisor.input.SpecException.class, () -> new SpecReader().read(SpecWriter.apply(
                 SpecWriter.write(s.cluster(), s.run()), Map.of("parallel.tp", 3)), "what-if"));
     }
 }

@@ -4,7 +4,7 @@ import dev.trainadvisor.cli.Main;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.Severity;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package dev.trainadvisor.ingest;
 
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package dev.trainadvisor.perf;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trainadvisor.spec.AttentionKernel;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.SpecWriter;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import dev.trainadvisor.spec.ElementwiseKernels;
 import dev.trainadvisor.spec.Norm;
 import dev.trainadvisor.spec.PositionEmbedding;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.SpecWriter;
 import org.junit.jupiter.api.Test;

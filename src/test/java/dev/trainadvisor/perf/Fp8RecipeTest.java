@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.spec.Fp8Recipe;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.SpecWriter;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.Training;
 import org.junit.jupiter.api.Test;

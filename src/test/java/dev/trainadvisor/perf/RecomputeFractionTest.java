@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.Training;
 import org.junit.jupiter.api.Test;

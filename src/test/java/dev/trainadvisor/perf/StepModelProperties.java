@@ -7,7 +7,7 @@ import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Network;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecException;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

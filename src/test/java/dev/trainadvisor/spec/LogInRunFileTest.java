@@ -1,5 +1,7 @@
 package dev.trainadvisor.spec;
 
+import dev.trainadvisor.input.SpecException;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

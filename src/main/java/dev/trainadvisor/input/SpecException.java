@@ -1,4 +1,4 @@
-package dev.trainadvisor.spec;
+package dev.trainadvisor.input;
 
 /**
  * Bad input: names the file, the field and what was expected. The command line prints
