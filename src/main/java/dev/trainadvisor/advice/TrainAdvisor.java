@@ -129,14 +129,15 @@ public final class TrainAdvisor {
         double done = observed == null || Double.isNaN(observed.tokensPerGpuPerS()) ? 0 : observed.tokensPerGpuPerS();
         List<Recommendation> recs = new ArrayList<>();
         for (RemedyProposal r : proposals) {
-            Recommendation rec = price(b, r, m);
+            Recommendation rec = r.byHistory() ? priceByWall(b, r) : price(b, r, m);
             if (rec == null) continue;
             // a new layout is a larger change than a flag: it is worth making for a gain the model can vouch for
             double least = r.id().equals(BEST_LAYOUT) ? 1 + m.material() : MIN_SPEEDUP;
-            boolean gains = rec.speedup() >= least && rec.predictedTokensPerGpuPerS() > done;
+            // a remedy of the history wins back wall time the median pace the run measured does not show
+            boolean gains = rec.speedup() >= least && (r.byHistory() || rec.predictedTokensPerGpuPerS() > done);
             if (gains || overflows) recs.add(rec);
         }
-        recs.addAll(combinations(b, proposals, recs, done, m));
+        recs.addAll(combinations(b, proposals.stream().filter(r -> !r.byHistory()).toList(), recs, done, m));
         recs.sort(Comparator.comparing((Recommendation r) -> !r.sameMath())
                 .thenComparing(Comparator.comparingDouble(TrainAdvisor::rank).reversed())
                 .thenComparing(Recommendation::id));
@@ -203,6 +204,22 @@ public final class TrainAdvisor {
                 next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0);
     }
 
+    /**
+     * A remedy of the run's history, priced by the wall time it wins back: the run's steps are as they are, the
+     * stalls (or the straggler's wait, the data loader's, the slower pace) go, so the speedup is 1 / (1 - wallShare).
+     * Measured, not modelled: its range is the point itself. Null when it would win back nothing or everything.
+     */
+    private static Recommendation priceByWall(Baseline b, RemedyProposal r) {
+        if (!(r.wallShare() > 0) || !(r.wallShare() < 1)) return null;
+        // the fitted step is the run's median step, which the stalls do not touch: the run's wall-clock pace is that
+        // step slowed by the share the stalls take, and the remedy brings it back to the step
+        StepPrediction base = b.prediction();
+        double speedup = 1 / (1 - r.wallShare());
+        return new Recommendation(r.id(), r.action(), r.change(), true, r.addresses(), r.reason(), base.stepTimeS() * speedup,
+                base.tflopsPerGpu() / speedup, base.stepTimeS(), base.tflopsPerGpu(), base.tokensPerGpuPerS(),
+                base.memory().totalGb(), base.memory().capacityGb(), speedup, speedup, speedup, null, null, 0);
+    }
+
     /** The remedy's speedup in another explanation of the run's times, or null when the change does not apply. */
     private static Double speedup(Scenario from, RemedyProposal r) {
         Baseline.Priced qa = Baseline.price(from, r.change());
@@ -236,7 +253,8 @@ public final class TrainAdvisor {
                 List<String> sorted = new ArrayList<>(addresses);
                 sorted.sort(null);
                 byId.put(r.id(), new RemedyProposal(prev.id(), prev.action(), prev.change(), prev.sameMath() && r.sameMath(),
-                        sorted, prev.reason(), prev.rule()));
+                        sorted, prev.reason(), prev.rule(), prev.byHistory() && r.byHistory()
+                        ? Math.max(prev.wallShare(), r.wallShare()) : prev.wallShare()));
             }
         }
         return List.copyOf(byId.values());

@@ -46,6 +46,17 @@ public final class Conclude {
                 explain.evidence(), rule.getName(), granted.claims(), fault, RuleInfo.metaOrNull(rule, "confirm"));
     }
 
+    /**
+     * A cause seen in the run's history (a stall, a slowdown, a straggler, the data loader): {@code wallShare} of the
+     * run's wall time, which the step model's step does not contain, so it claims none of the step's seconds.
+     */
+    public static Diagnosis history(RuleContext kcontext, Severity severity, double wallShare, Explain explain) {
+        Rule rule = kcontext.getRule();
+        return new Diagnosis(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), severity, wallShare,
+                explain.text() + " [rule " + rule.getName() + "]", explain.evidence(), rule.getName(), List.of(), false,
+                RuleInfo.metaOrNull(rule, "confirm"));
+    }
+
     /** A finding that explains no seconds of the step (accounting, memory, a healthy run, skipped steps). */
     public static Diagnosis finding(RuleContext kcontext, Severity severity, Explain explain) {
         return finding(kcontext, severity, explain, false);
@@ -67,6 +78,16 @@ public final class Conclude {
         Rule rule = kcontext.getRule();
         return new RuledOut(RuleInfo.meta(rule, "id"), RuleInfo.meta(rule, "title"), rule.getName(), granted.seconds(),
                 granted.seconds() / step.stepTimeS(), materiality.material());
+    }
+
+    /**
+     * A remedy of what the run's history shows, priced by the share of the wall time it wins back ({@code wallShare},
+     * measured) rather than by the step model; it changes no run-file key.
+     */
+    public static RemedyProposal historyRemedy(RuleContext kcontext, String action, Collection<?> addresses, String reason,
+                                               double wallShare) {
+        RemedyProposal r = remedy(kcontext, action, Map.of(), true, addresses, reason);
+        return new RemedyProposal(r.id(), r.action(), r.change(), true, r.addresses(), r.reason(), r.rule(), wallShare);
     }
 
     /**

@@ -53,6 +53,10 @@ public final class FactBuilder {
         Measurements m0 = run.measured();
         if (!Double.isNaN(m0.steps()) && !Double.isNaN(m0.skippedSteps()))
             facts.add(new StepHealthFact(m0.steps(), m0.skippedSteps(), m0.lossScale(), run.training().precision()));
+        facts.addAll(history(m0.history()));
+        double peak = Double.isNaN(m0.peakMemoryGb()) ? dev.trainadvisor.history.HistoryAnalysis.peakMemoryGb(m0.history())
+                : m0.peakMemoryGb();
+        if (peak > 0) facts.add(new MeasuredMemoryFact(peak, cluster.gpu().hbmGb()));
         ObservationFact observed = observe(cluster, run, b.expected());
         if (observed != null) {
             facts.add(observed);
@@ -233,5 +237,30 @@ public final class FactBuilder {
         double peak = c.gpu().peakTflops(Precision.BF16);
         return new ObservationFact(tokens, o.source(), o.stepTimeS(), m.fwdBwdTimeS(), m.tflopsPerGpu(), conv, convFlops,
                 house, tflopsHouse, tflopsHouse / peak, peak);
+    }
+
+    /** What the run's history shows (history.HistoryAnalysis), as facts; nothing for a run without one. */
+    static List<Object> history(dev.trainadvisor.history.StepHistory h) {
+        List<Object> out = new ArrayList<>();
+        if (h.isEmpty()) return out;
+        var stalls = dev.trainadvisor.history.HistoryAnalysis.stalls(h);
+        if (stalls != null) out.add(new StallFact(stalls.period(), stalls.spikeSteps().size(), stalls.spikeSteps().get(0),
+                stalls.medianS(), stalls.costS(), stalls.wallS(), stalls.basis()));
+        var pace = dev.trainadvisor.history.HistoryAnalysis.paceChange(h);
+        if (pace != null) out.add(new PaceChangeFact(pace.startStep(), pace.beforeS(), pace.afterS(), pace.before(), pace.after(),
+                pace.basis()));
+        var jitter = dev.trainadvisor.history.HistoryAnalysis.jitter(h);
+        if (jitter != null) out.add(new JitterFact(jitter.robustCv(), jitter.p90OverMedian(), jitter.entries()));
+        for (var t : h.timers()) {
+            var share = dev.trainadvisor.history.HistoryAnalysis.share(h, t.name());
+            if (share == null) continue;
+            var spread = dev.trainadvisor.history.HistoryAnalysis.spread(h, t.name());
+            out.add(new RankTimerFact(t.name(), share.seconds(), spread == null ? Double.NaN : spread.spreadS(),
+                    spread == null ? Double.NaN : spread.maxOverMin(), share.stepS(), share.entries()));
+        }
+        var loss = dev.trainadvisor.history.HistoryAnalysis.loss(h);
+        if (loss != null) out.add(new LossEventsFact(loss.spikes(), loss.nonFinite(), loss.firstStep(), loss.worstRatio(),
+                loss.entries()));
+        return out;
     }
 }

@@ -23,10 +23,36 @@ package dev.trainadvisor.facts;
  * @param lossScaleSkips    skipped steps at or above this share of all steps are reported
  * @param accounting        a framework's FLOPs per token differing from the house count by more than this is reported
  * @param origin            who set these: "shipped", or what a user rule says
+ * @param history           the thresholds of the rules on the run's history (rules/history.drl)
  */
 public record Materiality(double material, double high, double modelError, double faultPosterior,
                           double linkFaultRatio, double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
-                          double lossScaleSkips, double accounting, int longSequence, String origin) {
+                          double lossScaleSkips, double accounting, int longSequence, String origin, History history) {
+
+    /**
+     * What the rules on a run's history judge by.
+     *
+     * @param slowdown       a pace this much slower than before (after / before - 1) is a slowdown: 10%, the band the
+     *                       verdict on a run against its prediction uses (modelError), so that a run is not called
+     *                       slower than itself by less than it may be off the model
+     * @param jitter         steps scattering with a robust coefficient of variation (1.4826 MAD / median) above this
+     *                       are jittery: 10%, the same band
+     * @param straggler      the slowest rank's forward-backward this many times the fastest's is a straggler: 1.10, the
+     *                       same band (a rank 10% behind holds every other rank 10% at the next collective)
+     * @param memoryPressure a measured peak leaving less than this share of the GPU's memory free: 5% (the issue's
+     *                       "within 5% of capacity"; the caching allocator's fragmentation takes a few percent)
+     * @param lossSpikes     this many loss spikes in the steady steps (or one NaN or infinite loss) make instability
+     */
+    public record History(double slowdown, double jitter, double straggler, double memoryPressure, int lossSpikes) {
+        public static History shipped() { return new History(0.10, 0.10, 1.10, 0.05, 2); }
+    }
+
+    public Materiality(double material, double high, double modelError, double faultPosterior, double linkFaultRatio,
+                       double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
+                       double lossScaleSkips, double accounting, int longSequence, String origin) {
+        this(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
+                recomputeMemory, lossScaleSkips, accounting, longSequence, origin, History.shipped());
+    }
 
     /**
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
@@ -68,16 +94,16 @@ public record Materiality(double material, double high, double modelError, doubl
 
     public Materiality withMaterial(double m) {
         return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, longSequence, origin);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, origin, history);
     }
 
     public Materiality withModelError(double e) {
         return new Materiality(material, high, e, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, longSequence, origin);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, origin, history);
     }
 
     public Materiality from(String who) {
         return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
-                recomputeMemory, lossScaleSkips, accounting, longSequence, who);
+                recomputeMemory, lossScaleSkips, accounting, longSequence, who, history);
     }
 }

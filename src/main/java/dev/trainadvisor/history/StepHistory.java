@@ -32,6 +32,10 @@ public record StepHistory(long[] steps, int stride, double[] stepTimeS, double[]
                           double[] loss, double[] lossScale, double[] gradNorm, double[] memoryGb, double[] learningRate,
                           double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason) {
 
+    /** Timer names as Megatron prints them (megatron/training/training.py, timers_to_log). */
+    public static final String FORWARD_BACKWARD = "forward-backward", BATCH_GENERATOR = "batch-generator",
+            OPTIMIZER = "optimizer";
+
     /** At most this many entries are kept; a longer log is kept at a coarser stride. */
     public static final int MAX_ROWS = 1 << 18;
 

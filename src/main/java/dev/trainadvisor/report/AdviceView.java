@@ -127,7 +127,15 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
 
     public record DiagnosisView(String id, String title, String severity, boolean fault, double impactFraction,
                                 String explanation, List<Evidence> evidence, String rule, List<Claim> claims,
-                                String confirm) {}
+                                String confirm) {
+        /**
+         * "50% of the step" for a cause that claims seconds of the modelled step; "27% of the wall time" for one seen in
+         * the run's history (a stall, a slowdown), which the step does not contain.
+         */
+        public String share() {
+            return Fmt.pct(impactFraction) + (claims.isEmpty() ? " of the wall time" : " of the step");
+        }
+    }
 
     public record RecommendationView(String id, String action, Map<String, Object> change, boolean sameMath,
                                      double predictedTflopsPerGpu, double predictedStepTimeS, double speedup,
@@ -186,7 +194,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
         }
         if (top != null) {
             s.append(top.title());
-            if (top.impactFraction() > 0) s.append(" (").append(Fmt.pct(top.impactFraction())).append(" of the step)");
+            if (top.impactFraction() > 0) s.append(" (").append(top.share()).append(")");
         } else if (gap != null) {
             IntervalView iv = p.interval();
             double r = gap.observedOverPredicted();
@@ -326,6 +334,11 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
      * the run measured no times), and what would bound the step next.
      */
     static String explanation(Recommendation r, boolean fitted) {
+        if (r.change().isEmpty())
+            return r.reason() + " Priced from the run's history, not the step model: the wall-clock pace of "
+                    + Fmt.num(r.baselineStepS()) + " s per step (" + Fmt.num(r.baselineTflopsPerGpu())
+                    + " TFLOPS per GPU) returns to its median step of " + Fmt.num(r.predictedStepTimeS()) + " s ("
+                    + Fmt.num(r.predictedTflopsPerGpu()) + " TFLOPS, x" + Fmt.num(r.speedup()) + "); no run-file key changes.";
         StringBuilder s = new StringBuilder(r.reason()).append(fitted ? " Priced from the fitted step: " : " Priced from the predicted step: ")
                 .append(Fmt.num(r.baselineStepS())).append(" s -> ").append(Fmt.num(r.predictedStepTimeS())).append(" s, ")
                 .append(Fmt.num(r.baselineTflopsPerGpu())).append(" -> ").append(Fmt.num(r.predictedTflopsPerGpu()))

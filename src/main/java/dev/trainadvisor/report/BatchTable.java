@@ -10,9 +10,10 @@ import java.util.List;
  * The batch summary: one row per run, ranked by the GPU-hours it loses against what the model says it can reach, with
  * its top cause and its best remedy.
  *
- * <p>A run loses {@code 1 - observed / achievable} of its GPU time, where achievable is the larger of the model's
- * prediction and the best recommendation that keeps the optimisation (house TFLOPS per GPU): a run slower than
- * predicted loses the gap, and a run as fast as predicted on a slow layout loses what the remedy would recover. Times
+ * <p>A run loses the larger of {@code 1 - observed / predicted} (house TFLOPS per GPU) and {@code 1 - 1 / speedup} of
+ * its best recommendation that keeps the optimisation: a run slower than predicted loses the gap, a run as fast as
+ * predicted on a slow layout what the remedy would recover, and a run that stalls every N steps what the stalls take
+ * (a remedy priced from its history). Achievable is observed / (1 - that loss). Times
  * GPUs and hours of running (steps logged x step time) that is GPU-hours lost; a run that logged no step count is
  * counted over one hour of running.
  */
@@ -21,8 +22,10 @@ public record BatchTable(List<Row> rows) {
     /**
      * @param lostFraction         1 - observed / predicted tokens per GPU per second, 0 when it does as well or better;
      *                             NaN when the run measured nothing
-     * @param achievableTflops     the larger of the predicted and the best same-math recommendation's TFLOPS per GPU
-     * @param lostVsAchievable     1 - observed / achievable TFLOPS, at least 0; NaN when the run measured nothing
+     * @param achievableTflops     observed / (1 - lostVsAchievable); without a measurement, the larger of the prediction
+     *                             and the best same-math recommendation
+     * @param lostVsAchievable     max(0, 1 - observed / predicted, 1 - 1 / best same-math speedup); NaN when the run
+     *                             measured nothing
      * @param hours                hours of running the log covers (steps x observed step time); NaN when unknown
      * @param lostGpuHoursPerHour  GPUs x lostVsAchievable: GPU-hours lost per hour of running
      * @param lostGpuHours         over {@code hours}, or over one hour when the hours are unknown
@@ -58,8 +61,14 @@ public record BatchTable(List<Row> rows) {
         AdviceView.DiagnosisView top = topCause(a);
         AdviceView.RecommendationView best = a.recommendations().isEmpty() ? null : a.recommendations().get(0);
         double observedTflops = a.summary().observedTflops();
-        double achievable = Math.max(a.summary().predictedTflops(), a.summary().achievableTflops());
-        double lostVsAchievable = Double.isNaN(observedTflops) ? Double.NaN : Math.max(0, 1 - observedTflops / achievable);
+        // what the best same-math recommendation wins back, priced by the model or by the run's history (a stall the
+        // median step does not show), and what the prediction says the run should reach: the larger loss of the two
+        double bestSpeedup = a.recommendations().stream().filter(AdviceView.RecommendationView::sameMath)
+                .mapToDouble(AdviceView.RecommendationView::speedup).max().orElse(1);
+        double lostVsAchievable = Double.isNaN(observedTflops) ? Double.NaN
+                : Math.max(0, Math.max(1 - observedTflops / a.summary().predictedTflops(), 1 - 1 / bestSpeedup));
+        double achievable = Double.isNaN(lostVsAchievable) ? Math.max(a.summary().predictedTflops(), a.summary().achievableTflops())
+                : observedTflops / (1 - lostVsAchievable);
         double steps = a.observed() == null ? Double.NaN : a.observed().steps();
         double stepTime = a.observed() == null ? Double.NaN : a.observed().stepTimeS();
         double hours = steps > 0 && stepTime > 0 ? steps * stepTime / 3600 : Double.NaN;

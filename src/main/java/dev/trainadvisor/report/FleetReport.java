@@ -12,9 +12,10 @@ import static dev.trainadvisor.report.Html.esc;
 final class FleetReport {
     private FleetReport() {}
 
-    static final String RANKING = "Ranked by GPU-hours lost: GPUs x hours of running x (1 - observed / achievable "
-            + "throughput), where achievable is the larger of the model's prediction and what its best recommendation that "
-            + "keeps the optimisation predicts. Hours are the steps the log covers x the step time; a run that logged no "
+    static final String RANKING = "Ranked by GPU-hours lost: GPUs x hours of running x the share of its time a run "
+            + "loses, the larger of 1 - observed / predicted throughput and 1 - 1 / the speedup of its best recommendation "
+            + "that keeps the optimisation (priced by the model, or by the run's history for a stall, a straggler or the "
+            + "data loader). Hours are the steps the log covers x the step time; a run that logged no "
             + "step count is counted over one hour of running (marked per hour).";
 
     /** Sorts a table on a click of a header carrying data-sort, by each cell's data-value; no server, no library. */

@@ -35,6 +35,7 @@ public final class Glossary {
             new Term("severity", "high: 20% of the step or more; medium: 5% or more (the materiality threshold); low and info: worth knowing"),
             new Term("speedup", "predicted over fitted throughput; its range covers the explanations of the run's times the fit cannot rule out"),
             new Term("tp, pp, dp, cp, ep", "tensor, pipeline, data, context and expert parallelism: how many GPUs split each layer, the layers, the batch, the sequence and the experts"),
+            new Term("wall time", "the run's elapsed time over its logged steps, stalls between steps included; a cause seen in the history (a stall, a slowdown) is a share of it, not of the modelled step"),
             new Term("ZeRO", "sharding of optimizer state (1), gradients (2) and weights (3, as FSDP) over the data-parallel ranks"));
 
     /** The glossary as a Markdown list. */

@@ -86,7 +86,7 @@ public final class Html {
                     .append("</span> ").append(n++).append(". ").append(esc(d.title())).append("</h").append(h + 1).append(">\n");
             b.append("<p class=\"rule\">Rule <code>").append(esc(d.rule())).append("</code> concluded <code>").append(esc(d.id()))
                     .append("</code>");
-            if (d.impactFraction() > 0) b.append(", claiming ").append(pct(d.impactFraction())).append(" of the step");
+            if (d.impactFraction() > 0) b.append(", claiming ").append(d.share());
             if (d.fault()) b.append("; a fault: something does less than it should");
             b.append(".</p>\n");
             if (!d.evidence().isEmpty()) {

@@ -84,7 +84,7 @@ public final class Markdown {
         for (AdviceView.DiagnosisView d : a.diagnoses()) {
             s.append("### ").append(i++).append(". ").append(d.title()).append("\n\n");
             s.append("`").append(d.id()).append("`, severity **").append(d.severity()).append("**");
-            if (d.impactFraction() > 0) s.append(", ").append(pct(d.impactFraction())).append(" of the step");
+            if (d.impactFraction() > 0) s.append(", ").append(d.share());
             s.append(", rule `").append(d.rule()).append("`\n\n").append(d.explanation()).append("\n\n");
             if (!d.evidence().isEmpty()) {
                 s.append("| evidence | value | unit |\n|---|---:|---|\n");

@@ -1,0 +1,345 @@
+package dev.trainadvisor.history;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a run's history shows, computed and not judged: spikes at a fixed period, a change of pace, the spread between
+ * the fastest and slowest rank, the data loader's share, the scatter of step times, loss spikes. The rules decide from
+ * these which are causes (rules/history.drl, thresholds in facts.Materiality.History).
+ *
+ * <p>Everything is over the steady entries (after {@link StepHistory#warmupSteps()}), and robust: medians and the
+ * median absolute deviation (MAD, scaled by 1.4826 to a normal sigma), so that the spikes one measure looks for do not
+ * hide themselves by inflating a mean and a standard deviation.
+ */
+public final class HistoryAnalysis {
+    private HistoryAnalysis() {}
+
+    /** Fewer steady entries than this and the history says nothing. */
+    public static final int MIN_ENTRIES = 8;
+    /**
+     * An entry is a spike when it takes longer than the median by this many robust sigmas and by at least
+     * {@link #SPIKE_FLOOR} of the median: 6 sigmas is rarer than 1 in 10^8 for normal scatter, and the floor keeps a
+     * run of very even steps from calling a 3% wobble a spike.
+     */
+    public static final double SPIKE_SIGMAS = 6, SPIKE_FLOOR = 0.25;
+    /** At least this many spikes, and this share of the gaps between them a multiple of one period, make a period. */
+    public static final int MIN_PERIODIC_SPIKES = 3;
+    public static final double PERIODIC_SHARE = 0.75;
+    /** Each side of a change of pace holds at least this many entries, and this share of them. */
+    public static final int MIN_SIDE = 5;
+    public static final double MIN_SIDE_SHARE = 0.1;
+    /** A loss above its trailing median of this many entries by {@link #LOSS_SPIKE_RATIO} is a spike. */
+    public static final int LOSS_WINDOW = 20;
+    public static final double LOSS_SPIKE_RATIO = 1.5;
+
+    /**
+     * Durations of the steady entries: the seconds each step took, from the timestamps where the log prints them
+     * (what a step's own timer misses, a checkpoint save between steps, shows there), else from the printed step time.
+     *
+     * @param steps   the step of each entry
+     * @param covered the steps each entry stands for (the log interval, or the history's stride)
+     * @param seconds seconds per step of each entry
+     * @param basis   "timestamps" or "step time"
+     */
+    public record Durations(long[] steps, double[] covered, double[] seconds, String basis) {
+        public int size() { return steps.length; }
+
+        public double median() { return HistoryAnalysis.median(seconds); }
+
+        /** Wall seconds the entries cover. */
+        public double wall() {
+            double w = 0;
+            for (int i = 0; i < seconds.length; i++) w += seconds[i] * covered[i];
+            return w;
+        }
+    }
+
+    public static Durations durations(StepHistory h) {
+        int from = h.warmupSteps(), n = h.size();
+        double[] ts = h.timestampS();
+        boolean stamped = n - Math.max(from, 1) >= MIN_ENTRIES;
+        for (int i = Math.max(from, 1); i < n && stamped; i++) stamped = Double.isFinite(ts[i]) && Double.isFinite(ts[i - 1]);
+        long[] st = new long[n];
+        double[] cov = new double[n], sec = new double[n];
+        int k = 0;
+        for (int i = from; i < n; i++) {
+            // an entry stands for the steps since the one before (a log interval, or the history's stride)
+            long gap = i > 0 ? h.steps()[i] - h.steps()[i - 1] : 0;
+            double covered = gap > 0 ? gap : h.stride();
+            double s;
+            if (stamped) {
+                if (i == 0) continue;    // the first entry has no timestamp before it
+                s = (ts[i] - ts[i - 1]) / covered;
+            } else {
+                s = h.stepTimeS()[i];
+            }
+            if (!(s > 0) || !Double.isFinite(s)) continue;
+            st[k] = h.steps()[i];
+            cov[k] = covered;
+            sec[k] = s;
+            k++;
+        }
+        return new Durations(Arrays.copyOf(st, k), Arrays.copyOf(cov, k), Arrays.copyOf(sec, k),
+                stamped ? "timestamps" : "step time");
+    }
+
+    /**
+     * Spikes at a fixed period (checkpoint saves, evaluation, garbage collection).
+     *
+     * @param period     steps between spikes (the most common gap)
+     * @param spikeSteps the steps that spiked
+     * @param medianS    the median step's seconds
+     * @param costS      seconds the spikes take beyond the median, in all
+     * @param wallS      wall seconds of the steady steps
+     */
+    public record Stalls(long period, List<Long> spikeSteps, double medianS, double costS, double wallS, String basis) {
+        public double share() { return costS / wallS; }
+
+        public double perSpikeS() { return costS / spikeSteps.size(); }
+    }
+
+    /** The periodic spikes of a history, or null when there are none at a period. */
+    public static Stalls stalls(StepHistory h) {
+        Durations d = durations(h);
+        if (d.size() < MIN_ENTRIES) return null;
+        boolean[] spike = spikes(d.seconds());
+        List<Long> at = new ArrayList<>();
+        double cost = 0, median = d.median();
+        for (int i = 0; i < d.size(); i++)
+            if (spike[i]) {
+                at.add(d.steps()[i]);
+                cost += (d.seconds()[i] - median) * d.covered()[i];
+            }
+        long period = period(at);
+        if (period <= 0) return null;
+        return new Stalls(period, List.copyOf(at), median, cost, d.wall(), d.basis());
+    }
+
+    /** Which entries spike: above the median by {@link #SPIKE_SIGMAS} robust sigmas and {@link #SPIKE_FLOOR} of it. */
+    static boolean[] spikes(double[] s) {
+        double m = median(s), sigma = 1.4826 * mad(s, m);
+        double limit = m + Math.max(SPIKE_SIGMAS * sigma, SPIKE_FLOOR * m);
+        boolean[] out = new boolean[s.length];
+        for (int i = 0; i < s.length; i++) out[i] = s[i] > limit;
+        return out;
+    }
+
+    /**
+     * The period of spikes at these steps: the most common gap between neighbours, when at least
+     * {@link #MIN_PERIODIC_SPIKES} spikes are there and {@link #PERIODIC_SHARE} of the gaps are a whole multiple of it
+     * (a spike the log did not print, between two it did); else 0.
+     */
+    static long period(List<Long> steps) {
+        if (steps.size() < MIN_PERIODIC_SPIKES) return 0;
+        Map<Long, Integer> gaps = new TreeMap<>();
+        for (int i = 1; i < steps.size(); i++) gaps.merge(steps.get(i) - steps.get(i - 1), 1, Integer::sum);
+        long best = 0;
+        int count = -1;
+        for (Map.Entry<Long, Integer> e : gaps.entrySet()) if (e.getValue() > count) { best = e.getKey(); count = e.getValue(); }
+        // a period is a gap seen twice or more, longer than one step (two spikes in a row are one long event)
+        if (best <= 1 || count < 2) return 0;
+        int multiples = 0;
+        for (Map.Entry<Long, Integer> e : gaps.entrySet()) if (e.getKey() % best == 0) multiples += e.getValue();
+        return multiples >= PERIODIC_SHARE * (steps.size() - 1) ? best : 0;
+    }
+
+    /**
+     * A change of pace: the split of the steady entries (spikes left out) where the median step time before and after
+     * differ most, each side at least {@link #MIN_SIDE} entries and {@link #MIN_SIDE_SHARE} of them.
+     *
+     * @param startStep the first step at the new pace
+     */
+    public record PaceChange(long startStep, double beforeS, double afterS, int before, int after, String basis) {
+        /** after / before - 1: 0.43 is 43% slower. */
+        public double change() { return afterS / beforeS - 1; }
+    }
+
+    /** Above this many entries the change of pace is looked for among the medians of as many bins. */
+    static final int PACE_BINS = 2048;
+
+    public static PaceChange paceChange(StepHistory h) {
+        Durations d = durations(h);
+        if (d.size() < MIN_ENTRIES) return null;
+        boolean[] spike = spikes(d.seconds());
+        int n = 0;
+        double[] s = new double[d.size()];
+        long[] st = new long[d.size()];
+        for (int i = 0; i < d.size(); i++) if (!spike[i]) { s[n] = d.seconds()[i]; st[n] = d.steps()[i]; n++; }
+        // a long history: the median of each of PACE_BINS bins, each starting at its first step
+        int bin = (int) Math.ceil(n / (double) PACE_BINS);
+        int m = (n + bin - 1) / bin;
+        double[] v = new double[m];
+        long[] at = new long[m];
+        for (int b = 0; b < m; b++) {
+            v[b] = median(Arrays.copyOfRange(s, b * bin, Math.min(n, (b + 1) * bin)));
+            at[b] = st[b * bin];
+        }
+        int side = Math.max(MIN_SIDE, (int) Math.ceil(MIN_SIDE_SHARE * m));
+        if (m < 2 * side) return null;
+        // the split that two constant paces fit best: least total absolute deviation from each side's median (the
+        // L1 change point; a largest gap of medians would place it anywhere a side's median has already flipped)
+        int best = -1;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (int k = side; k <= m - side; k++) {
+            double cost = deviation(Arrays.copyOfRange(v, 0, k)) + deviation(Arrays.copyOfRange(v, k, m));
+            if (best < 0 || cost < bestCost - 1e-12 * bestCost) { bestCost = cost; best = k; }
+        }
+        if (best < 0) return null;
+        return new PaceChange(at[best], median(Arrays.copyOfRange(v, 0, best)), median(Arrays.copyOfRange(v, best, m)),
+                Math.min(n, best * bin), n - Math.min(n, best * bin), d.basis());
+    }
+
+    /**
+     * The scatter of step times once periodic spikes and a change of pace are set aside: the robust coefficient of
+     * variation (1.4826 MAD / median) within each side of the change, the larger of the two.
+     */
+    public record Jitter(double robustCv, double p90OverMedian, int entries) {}
+
+    public static Jitter jitter(StepHistory h) {
+        Durations d = durations(h);
+        if (d.size() < MIN_ENTRIES) return null;
+        Stalls stalls = stalls(h);
+        List<Double> kept = new ArrayList<>();
+        for (int i = 0; i < d.size(); i++)
+            if (stalls == null || !stalls.spikeSteps().contains(d.steps()[i])) kept.add(d.seconds()[i]);
+        PaceChange pc = paceChange(h);
+        double[] all = kept.stream().mapToDouble(Double::doubleValue).toArray();
+        double cv = cv(all);
+        if (pc != null) {
+            // within each pace: a step change is not jitter
+            List<Double> before = new ArrayList<>(), after = new ArrayList<>();
+            int j = 0;
+            for (int i = 0; i < d.size(); i++) {
+                if (stalls != null && stalls.spikeSteps().contains(d.steps()[i])) continue;
+                (d.steps()[i] < pc.startStep() ? before : after).add(all[j++]);
+            }
+            cv = Math.max(cv(before.stream().mapToDouble(Double::doubleValue).toArray()),
+                    cv(after.stream().mapToDouble(Double::doubleValue).toArray()));
+        }
+        double[] sorted = all.clone();
+        Arrays.sort(sorted);
+        double p90 = sorted[(int) Math.min(sorted.length - 1, Math.floor(0.9 * (sorted.length - 1)))];
+        return new Jitter(cv, p90 / median(all), all.length);
+    }
+
+    static double cv(double[] s) {
+        if (s.length < 2) return 0;
+        double m = median(s);
+        return 1.4826 * mad(s, m) / m;
+    }
+
+    /**
+     * A timer's spread over ranks: the median over steady steps of the slowest rank's seconds over the fastest's, and
+     * of the seconds between them.
+     */
+    public record RankSpread(String timer, double maxOverMin, double spreadS, double maxS, int entries) {}
+
+    public static RankSpread spread(StepHistory h, String timer) {
+        StepHistory.RankTimer t = h.timer(timer);
+        if (t == null) return null;
+        List<Double> ratio = new ArrayList<>(), spread = new ArrayList<>(), max = new ArrayList<>();
+        for (int i = h.warmupSteps(); i < h.size(); i++) {
+            double lo = t.minS()[i], hi = t.maxS()[i];
+            if (!(lo > 0) || !(hi >= lo)) continue;
+            ratio.add(hi / lo);
+            spread.add(hi - lo);
+            max.add(hi);
+        }
+        if (ratio.size() < MIN_ENTRIES) return null;
+        return new RankSpread(timer, median(ratio), median(spread), median(max), ratio.size());
+    }
+
+    /** A timer's median seconds (its slowest rank) over steady steps, against the median step. */
+    public record TimerShare(String timer, double seconds, double stepS, int entries) {
+        public double share() { return seconds / stepS; }
+    }
+
+    public static TimerShare share(StepHistory h, String timer) {
+        StepHistory.RankTimer t = h.timer(timer);
+        if (t == null) return null;
+        List<Double> s = new ArrayList<>(), step = new ArrayList<>();
+        for (int i = h.warmupSteps(); i < h.size(); i++) {
+            double v = Double.isFinite(t.maxS()[i]) ? t.maxS()[i] : t.minS()[i];
+            if (Double.isFinite(v) && h.stepTimeS()[i] > 0) {
+                s.add(v);
+                step.add(h.stepTimeS()[i]);
+            }
+        }
+        if (s.size() < MIN_ENTRIES) return null;
+        return new TimerShare(timer, median(s), median(step), s.size());
+    }
+
+    /**
+     * Loss spikes (above {@link #LOSS_SPIKE_RATIO} x the trailing median of {@link #LOSS_WINDOW} entries) and steps
+     * whose loss is NaN or infinite or that were skipped, over the steady entries.
+     */
+    public record LossEvents(int spikes, int nonFinite, long firstStep, double worstRatio, int entries) {}
+
+    public static LossEvents loss(StepHistory h) {
+        int spikes = 0, bad = 0, entries = 0;
+        long first = -1;
+        double worst = 0;
+        double[] window = new double[LOSS_WINDOW];
+        int filled = 0;
+        for (int i = h.warmupSteps(); i < h.size(); i++) {
+            double l = h.loss()[i];
+            boolean skipped = h.skipped()[i] > 0;
+            if (Double.isNaN(l) && !skipped) continue;
+            entries++;
+            if (!Double.isFinite(l) || skipped) {
+                bad++;
+                if (first < 0) first = h.steps()[i];
+                continue;
+            }
+            if (filled >= LOSS_WINDOW / 2) {
+                double m = median(Arrays.copyOf(window, Math.min(filled, LOSS_WINDOW)));
+                double r = l / m;
+                if (m > 0 && r > LOSS_SPIKE_RATIO) {
+                    spikes++;
+                    worst = Math.max(worst, r);
+                    if (first < 0) first = h.steps()[i];
+                    continue;     // a spike does not enter the window it is judged against
+                }
+            }
+            window[filled % LOSS_WINDOW] = l;
+            filled++;
+        }
+        if (entries < MIN_ENTRIES) return null;
+        return new LossEvents(spikes, bad, first, worst, entries);
+    }
+
+    /** The largest memory any steady step reports, GB; NaN when none does. */
+    public static double peakMemoryGb(StepHistory h) {
+        double peak = Double.NaN;
+        for (int i = 0; i < h.size(); i++)
+            if (Double.isFinite(h.memoryGb()[i])) peak = Double.isNaN(peak) ? h.memoryGb()[i] : Math.max(peak, h.memoryGb()[i]);
+        return peak;
+    }
+
+    static double median(List<Double> v) { return median(v.stream().mapToDouble(Double::doubleValue).toArray()); }
+
+    static double median(double[] v) {
+        if (v.length == 0) return Double.NaN;
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /** The sum of absolute deviations from the median. */
+    static double deviation(double[] v) {
+        double m = median(v), d = 0;
+        for (double x : v) d += Math.abs(x - m);
+        return d;
+    }
+
+    static double mad(double[] v, double m) {
+        double[] d = new double[v.length];
+        for (int i = 0; i < v.length; i++) d[i] = Math.abs(v[i] - m);
+        return median(d);
+    }
+}
