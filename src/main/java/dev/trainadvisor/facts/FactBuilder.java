@@ -256,7 +256,7 @@ public final class FactBuilder {
             if (share == null) continue;
             var spread = dev.trainadvisor.history.HistoryAnalysis.spread(h, t.name());
             out.add(new RankTimerFact(t.name(), share.seconds(), spread == null ? Double.NaN : spread.spreadS(),
-                    spread == null ? Double.NaN : spread.maxOverMin(), share.stepS(), share.entries()));
+                    spread == null ? Double.NaN : spread.maxOverMin(), share.stepS(), share.entries(), share.totalShare()));
         }
         var loss = dev.trainadvisor.history.HistoryAnalysis.loss(h);
         if (loss != null) out.add(new LossEventsFact(loss.spikes(), loss.nonFinite(), loss.firstStep(), loss.worstRatio(),

@@ -42,10 +42,10 @@ public final class HistoryExplanations {
 
     public static Explain dataLoader(RankTimerFact t) {
         return Explain.start().text("Fetching the batch ('" + t.timer() + "') takes ").num("batch_s", t.maxS(), "s")
-                .text(" on the slowest rank (median over ").count("entries", t.entries()).text(" steps), ")
-                .eq(div(v("batch_s", t.maxS(), "s"), v("step_s", t.stepS(), "s")), "batch_share", t.share(), "")
-                .text(" of the step, during which the GPUs wait: too few loader workers, no prefetch, reading from slow "
-                        + "storage or decoding on the fly.");
+                .text(" on the slowest rank in the median step of ").num("step_s", t.stepS(), "s").text(", and ")
+                .pct("batch_wall_share", t.wallShare()).text(" of the time of the ").count("entries", t.entries())
+                .text(" steady steps summed, during which the GPUs wait: too few loader workers, no prefetch, reading from "
+                        + "slow storage or decoding on the fly.");
     }
 
     public static Explain jitter(JitterFact j) {

@@ -70,7 +70,7 @@ class HistoryRulesTest {
     /** forward-backward (3.0, 3.6) s over ranks in a 4 s step: 1.2x, the others wait 0.6 s, 15%: medium. */
     @Test
     void stragglerFiresOnTheRankSpread() {
-        RuleEngine.Result r = given(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.6, 0.6, 1.2, 4, 50));
+        RuleEngine.Result r = given(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.6, 0.6, 1.2, 4, 50, 0.9));
         Diagnosis d = only(r, "straggler");
         assertEquals(Severity.MEDIUM, d.severity());
         assertEquals(0.15, d.impactFraction(), 1e-12);
@@ -79,23 +79,35 @@ class HistoryRulesTest {
 
     @Test
     void stragglerSilentUnderTheThreshold() {
-        assertFalse(fired(given(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.27, 0.27, 1.09, 4, 50)), "straggler"));
+        assertFalse(fired(given(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.27, 0.27, 1.09, 4, 50, 0.82)), "straggler"));
         // a wide spread of another timer is not a straggler
-        assertFalse(fired(given(new RankTimerFact(StepHistory.OPTIMIZER, 0.5, 0.3, 2.5, 4, 50)), "straggler"));
+        assertFalse(fired(given(new RankTimerFact(StepHistory.OPTIMIZER, 0.5, 0.3, 2.5, 4, 50, 0.125)), "straggler"));
     }
 
-    /** batch-generator 0.4 s of a 4 s step: 10%: medium, more workers at x1.11. */
+    /** batch-generator 0.4 s of every 4 s step: 10% of the steps' time: medium, more workers at x1.11. */
     @Test
     void dataLoaderStallFiresOnItsShare() {
-        RuleEngine.Result r = given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.4, 0.01, 1.02, 4, 50));
+        RuleEngine.Result r = given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.4, 0.01, 1.02, 4, 50, 0.1));
         assertEquals(Severity.MEDIUM, only(r, "data-loader-stall").severity());
         assertEquals(0.1, proposal(r, "more-data-workers").wallShare(), 1e-12);
+    }
+
+    /**
+     * A loader quick in the median step (5 ms of 1.4 s) that stalls 9.5 s once in 30 steps: 9.5 / (30 x 1.4 + 9.5)
+     * = 18% of the steps' time: the total counts, not the median.
+     */
+    @Test
+    void aBurstyDataLoaderCountsByItsTotal() {
+        double share = 9.5 / (30 * 1.4 + 9.5);
+        RuleEngine.Result r = given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.005, 0.001, 1.2, 1.4, 30, share));
+        assertEquals(share, only(r, "data-loader-stall").impactFraction(), 1e-12);
     }
 
     /** 0.15 s of 4 s, 3.75%: under the 5% threshold. */
     @Test
     void dataLoaderSilentUnderTheThreshold() {
-        assertFalse(fired(given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.15, 0.01, 1.02, 4, 50)), "data-loader-stall"));
+        assertFalse(fired(given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.15, 0.01, 1.02, 4, 50, 0.0375)),
+                "data-loader-stall"));
     }
 
     @Test
