@@ -59,7 +59,7 @@ public final class HistoryAnalysis {
     }
 
     public static Durations durations(StepHistory h) {
-        int from = h.warmupSteps(), n = h.size();
+        int from = steadyFrom(h), n = h.size();
         double[] ts = h.timestampS();
         boolean stamped = n - Math.max(from, 1) >= MIN_ENTRIES;
         for (int i = Math.max(from, 1); i < n && stamped; i++) stamped = Double.isFinite(ts[i]) && Double.isFinite(ts[i - 1]);
@@ -242,7 +242,7 @@ public final class HistoryAnalysis {
         StepHistory.RankTimer t = h.timer(timer);
         if (t == null) return null;
         List<Double> ratio = new ArrayList<>(), spread = new ArrayList<>(), max = new ArrayList<>();
-        for (int i = h.warmupSteps(); i < h.size(); i++) {
+        for (int i = steadyFrom(h); i < h.size(); i++) {
             double lo = t.minS()[i], hi = t.maxS()[i];
             if (!(lo > 0) || !(hi >= lo)) continue;
             ratio.add(hi / lo);
@@ -267,7 +267,7 @@ public final class HistoryAnalysis {
         if (t == null) return null;
         List<Double> s = new ArrayList<>(), step = new ArrayList<>();
         double sum = 0, steps = 0;
-        for (int i = h.warmupSteps(); i < h.size(); i++) {
+        for (int i = steadyFrom(h); i < h.size(); i++) {
             double v = Double.isFinite(t.maxS()[i]) ? t.maxS()[i] : t.minS()[i];
             if (Double.isFinite(v) && h.stepTimeS()[i] > 0) {
                 s.add(v);
@@ -292,7 +292,7 @@ public final class HistoryAnalysis {
         double worst = 0;
         double[] window = new double[LOSS_WINDOW];
         int filled = 0;
-        for (int i = h.warmupSteps(); i < h.size(); i++) {
+        for (int i = steadyFrom(h); i < h.size(); i++) {
             double l = h.loss()[i];
             boolean skipped = h.skipped()[i] > 0;
             if (Double.isNaN(l) && !skipped) continue;
@@ -335,6 +335,15 @@ public final class HistoryAnalysis {
         Arrays.sort(s);
         int n = s.length;
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /**
+     * Where the history's steady entries start: after its warm-up, but never more than a tenth of the entries (and at
+     * most 10): a log whose learning rate is still rising throughout (an excerpt of the first hundred steps) is
+     * warming up its optimiser, not its pace, and the history has to be read all the same.
+     */
+    static int steadyFrom(StepHistory h) {
+        return Math.min(h.warmupSteps(), Math.max(1, Math.min(10, h.size() / 10)));
     }
 
     /** The sum of absolute deviations from the median. */
