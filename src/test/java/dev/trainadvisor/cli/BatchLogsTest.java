@@ -239,4 +239,116 @@ class BatchLogsTest {
         assertNull(LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("torchtitan", 3, 2, none, null,
                 java.util.Map.of(), java.util.Map.of(), java.util.List.of()), 8192));
     }
+
+    // ------------------------------------------------------------------ batch over a folder as a team keeps it
+
+    static final String RUN = """
+            cluster: {preset: dgx-a100-80gb}
+            model: internlm-7b
+            parallel: {zero_stage: 1}
+            training: {seq_len: 2048, micro_batch_size: 2}
+            """;
+
+    /** Notes, another tool's config, nccl-tests output, an empty and a binary file are skipped and listed; nothing fails. */
+    @Test
+    void filesThatAreNoRunNorTrainingLogAreSkippedAndListed(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("nccl-tests-1.log")));
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        CliTest.Result alone = run("batch", dir.toString(), "--format", "csv");
+        assertEquals(Main.OK, alone.code(), alone.err());
+        Files.writeString(dir.resolve("NOTES.txt"), "We ran the 7B on one node.\nStep time was 3.7 s; it felt slow.\n");
+        Files.writeString(dir.resolve("ds_config.json"), "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 1}}");
+        Files.copy(SAMPLES.resolve("nccl-tests-1.log"), dir.resolve("allreduce.log"));
+        Files.writeString(dir.resolve("empty.log"), "");
+        Files.write(dir.resolve("loss.png"), new byte[]{(byte) 0x89, 'P', 'N', 'G', 0, 0, 0, 13});
+        Files.writeString(dir.resolve(".hidden"), "editor state");
+        String[][] why = {{"NOTES.txt", "neither a run file nor a log of a known format"},
+                {"allreduce.log", "nccl-tests output, not a training run"}, {"ds_config.json", "not a run file: it has none of the fields"},
+                {"empty.log", "empty"}, {"loss.png", "not text: a binary file"}};
+
+        CliTest.Result csv = run("batch", dir.toString(), "--format", "csv");
+        assertEquals(Main.OK, csv.code(), "skipped files are no failures: " + csv.err());
+        assertEquals(alone.out(), csv.out(), "the csv holds the runs only");
+        for (String[] w : why) assertTrue(csv.err().contains("note: skipped " + w[0] + ": " + w[1]), w[0] + ": " + csv.err());
+        assertTrue(csv.err().contains("5 file(s) skipped"), csv.err());
+        assertFalse(csv.err().contains(".hidden"), csv.err());
+        assertFalse(csv.err().contains("error"), csv.err());
+
+        CliTest.Result json = run("batch", dir.toString());
+        assertEquals(1, new ObjectMapper().readTree(json.out()).size(), "the json holds the one run");
+        for (String format : java.util.List.of("md", "html")) {
+            CliTest.Result r = run("batch", dir.toString(), "--format", format);
+            assertEquals(Main.OK, r.code(), r.err());
+            assertTrue(r.out().contains("Files skipped"), format);
+            for (String[] w : why) {
+                assertTrue(r.out().contains(w[0]), format + " lists " + w[0]);
+                assertTrue(r.out().contains(w[1]), format + " says why " + w[0] + " was skipped");
+            }
+            // file-name order: NOTES.txt, allreduce.log, ds_config.json, empty.log, loss.png
+            assertTrue(r.out().indexOf("NOTES.txt") < r.out().indexOf("allreduce.log")
+                    && r.out().indexOf("ds_config.json") < r.out().indexOf("loss.png"), format);
+        }
+        CliTest.Result none = run("batch", dir.toString(), "--format", "md");
+        Files.delete(dir.resolve("NOTES.txt"));
+        Files.delete(dir.resolve("allreduce.log"));
+        Files.delete(dir.resolve("ds_config.json"));
+        Files.delete(dir.resolve("empty.log"));
+        Files.delete(dir.resolve("loss.png"));
+        assertFalse(run("batch", dir.toString(), "--format", "md").out().contains("Files skipped"), "no section when none is skipped");
+        assertTrue(none.out().contains("Files skipped"));
+    }
+
+    /** A run file that names its log (of another stem) takes it: the log is no orphan, and it is advised once. */
+    @Test
+    void aRunFileNamingItsLogTakesIt(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
+        Files.copy(SAMPLES.resolve("internlm-1.log"), dir.resolve("train-0042.log"));
+        Files.writeString(dir.resolve("internlm.yaml"), RUN + "log: train-0042.log\n");
+        CliTest.Result r = run("batch", dir.toString());
+        assertEquals(Main.OK, r.code(), r.err());
+        JsonNode arr = new ObjectMapper().readTree(r.out());
+        assertEquals(1, arr.size(), r.out());
+        assertEquals(4270.52, arr.get(0).path("observed").path("tokens_per_gpu_per_s").asDouble(), 1e-6);
+        assertFalse(r.err().contains("train-0042"), r.err());
+    }
+
+    /** The report written into the folder it reads, and reports written there before, are not read as runs. */
+    @Test
+    void runningTwiceWithTheReportInTheFolderWorks(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        for (String format : java.util.List.of("html", "md", "csv", "json")) {
+            Path report = dir.resolve("report." + format);
+            CliTest.Result first = run("batch", dir.toString(), "--format", format, "--out", report.toString());
+            assertEquals(Main.OK, first.code(), format + ": " + first.err());
+            String written = Files.readString(report);
+            CliTest.Result second = run("batch", dir.toString(), "--format", format, "--out", report.toString());
+            assertEquals(Main.OK, second.code(), format + ": " + second.err());
+            assertFalse(second.err().contains("report." + format), "its own output is not read, nor listed: " + second.err());
+            assertEquals(written, Files.readString(report), format + ": the same report again");
+        }
+        // the md run met report.html, the csv run report.html and report.md, ...: each a report, skipped as such
+        CliTest.Result md = run("batch", dir.toString(), "--format", "md", "--out", dir.resolve("report.md").toString());
+        assertEquals(Main.OK, md.code(), md.err());
+        for (String other : java.util.List.of("report.html", "report.csv", "report.json"))
+            assertTrue(md.err().contains("note: skipped " + other + ": a report train-advisor wrote, not a run"), md.err());
+        assertTrue(Files.readString(dir.resolve("report.md")).contains("`report.json`: a report train-advisor wrote"));
+    }
+
+    @Test
+    void theProgressBarIsDrawnWhenStandardErrorIsATerminalOrWhenAsked(@TempDir Path dir) throws Exception {
+        assertTrue(BatchCommand.showProgress(null, "/dev/pts/3"), "stderr on a pseudo-terminal, stdout anywhere");
+        assertTrue(BatchCommand.showProgress(null, "/dev/tty1"));
+        assertFalse(BatchCommand.showProgress(null, "pipe:[41234]"));
+        assertFalse(BatchCommand.showProgress(null, "/home/me/batch.err"));
+        assertFalse(BatchCommand.showProgress(null, "/dev/null"));
+        assertFalse(BatchCommand.showProgress(false, "/dev/pts/3"), "--no-progress");
+        assertTrue(BatchCommand.showProgress(true, "pipe:[41234]"), "--progress");
+        if (Files.isDirectory(Path.of("/proc/self/fd")))
+            assertNotNull(BatchCommand.stderrTarget(), "on Linux, /proc tells where standard error goes");
+
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        CliTest.Result asked = run("batch", dir.toString(), "--format", "csv", "--progress");
+        assertTrue(asked.err().contains("\r[") && asked.err().contains("a.yaml"), asked.err());
+        assertFalse(run("batch", dir.toString(), "--format", "csv", "--no-progress").err().contains("\r"));
+    }
 }
