@@ -264,7 +264,7 @@ final class BatchCommand implements Callable<Integer> {
     /** Why a file that is no run file is not a training log to advise, or null when it is one of a known format. */
     static String notATrainingLog(Path f) {
         byte[] head;
-        try (java.io.InputStream in = Files.newInputStream(f)) {
+        try (java.io.InputStream in = dev.trainadvisor.input.InputFiles.open(f, "a run file or a training log")) {
             head = in.readNBytes(HEAD_BYTES);
         } catch (IOException e) {
             throw new SpecException(f.toString(), null, "a readable file: " + e.getMessage());
