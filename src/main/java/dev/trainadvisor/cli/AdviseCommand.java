@@ -51,7 +51,7 @@ final class AdviseCommand implements Callable<Integer> {
         if (run != null && fromLog.log != null)
             throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
         if (run != null) s = new SpecReader().read(run);
-        else if (fromLog.log != null) s = new SpecReader().read(fromLog.tree(), fromLog.log.toString());
+        else if (fromLog.log != null) s = fromLog.run(new SpecReader(), spec.commandLine().getErr());
         else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());

@@ -35,14 +35,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 @Command(name = "batch", mixinStandardHelpOptions = true,
-        description = "Advice for every run file in a folder, in file-name order. A bad file is reported and the rest go on; the exit code is then 2.")
+        description = "Advice for every run file and training log in a folder, in file-name order. A bad file is reported and "
+                + "the rest go on; the exit code is then 2. Files that are neither are skipped and listed; the report the "
+                + "batch writes (--out, or standard output redirected into the folder) is never read.")
 final class BatchCommand implements Callable<Integer> {
     enum Format { json, csv, md, html }
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml) and logs (*.log, *.txt)")
+    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml) and training logs "
+            + "(of any name: recognised by content); other files are skipped and listed")
     Path dir;
 
     @Option(names = "--format", defaultValue = "json",
@@ -52,8 +55,9 @@ final class BatchCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--no-progress", description = "no progress bar (it is shown only on a terminal anyway)")
-    boolean noProgress;
+    @Option(names = "--progress", negatable = true,
+            description = "a progress bar on standard error; by default drawn when standard error is a terminal")
+    Boolean progress;
 
     /** A folder's description of its logs: log file name -> run-file fields; "defaults" apply to every log. */
     static final String RUNS_FILE = "runs.yaml";
@@ -73,13 +77,15 @@ final class BatchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
-        collect(files, items, new Failures(failures, err));
+        List<Fleet.Skipped> skipped = new ArrayList<>();
+        collect(files, ownOutputs(), items, new Failures(failures, err), skipped);
+        for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
         TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
         SpecReader reader = new SpecReader();
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        Progress progress = new Progress(err, items.size(), !noProgress && System.console() != null);
+        Progress progress = new Progress(err, items.size(), showProgress(this.progress, stderrTarget()));
         // runs are independent: advise them on every core, then report in file-name order
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
         List<Future<Object>> results = new ArrayList<>();
@@ -118,60 +124,91 @@ final class BatchCommand implements Callable<Integer> {
         String text = switch (format) {
             case json -> Json.of(out);
             case csv -> BatchTable.of(out, names).csv();
-            case md -> Markdown.of(Fleet.of(out, names, failures));
-            case html -> Html.of(Fleet.of(out, names, failures));
+            case md -> Markdown.of(Fleet.of(out, names, failures, skipped));
+            case html -> Html.of(Fleet.of(out, names, failures, skipped));
         };
         common.write(text, spec.commandLine().getOut());
         int bad = failures.size();
         if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
                 + out.size());
+        if (!skipped.isEmpty()) err.println(skipped.size() + " file(s) skipped as neither a run file nor a training log");
         err.flush();
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
     }
 
     /**
-     * Run files, and logs joined to a run file of the same stem or described in runs.yaml; returns the number of
-     * files that could not be read (each reported).
+     * Run files, and the training logs of the folder joined to the run file that names them with {@code log:}, else to
+     * the run file of the same stem, else to their entry in runs.yaml; a log none of these describes is a failure. Files
+     * that are neither (recognised by content) are skipped with the reason; so are the reports train-advisor wrote, and
+     * {@code outputs}, what this batch writes, is left out without a word.
      */
-    static void collect(List<Path> files, List<Item> items, Failures failures) {
+    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped) {
         ObjectNode runs = null;
         java.util.Set<Path> logsTaken = new java.util.HashSet<>();
         java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
+        java.util.Map<Path, ObjectNode> runFiles = new java.util.LinkedHashMap<>();
+        java.util.Set<Path> named = new java.util.HashSet<>();
+        List<Path> others = new ArrayList<>(), logs = new ArrayList<>();
         for (Path f : files) {
-            if (isLog(f)) logsByStem.put(stem(f), f);
-            if (f.getFileName().toString().equals(RUNS_FILE)) {
+            String name = f.getFileName().toString();
+            if (name.startsWith(".") || isOwn(f, outputs)) continue;
+            if (name.equals(RUNS_FILE)) {
                 try {
                     JsonNode n = SpecReader.parse(f);
                     if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
                     runs = (ObjectNode) n;
+                    runs.elements().forEachRemaining(entry -> named.addAll(named(f, entry)));
                 } catch (SpecException e) {
                     failures.add(f.getFileName().toString(), e.getMessage());
                 }
+            } else if (!isRunFile(f)) {
+                others.add(f);
+            } else {
+                try {
+                    JsonNode n = SpecReader.parse(f);
+                    String why = notARunFile(n);
+                    if (why != null) {
+                        skipped.add(new Fleet.Skipped(name, why));
+                        continue;
+                    }
+                    runFiles.put(f, (ObjectNode) n);
+                    named.addAll(named(f, n));
+                } catch (SpecException e) {
+                    failures.add(name, e.getMessage());
+                }
             }
         }
-        for (Path f : files) {
-            if (!isRunFile(f) || f.getFileName().toString().equals(RUNS_FILE)) continue;
+        for (Path f : others) {
+            if (named.contains(f.toAbsolutePath().normalize())) continue;   // its run file reads it
             try {
-                JsonNode n = SpecReader.parse(f);
-                if (!n.isObject()) throw new SpecException(f.toString(), null, "a run file (an object with cluster, model, training)");
-                ObjectNode tree = (ObjectNode) n;
-                Path log = logsByStem.get(stem(f));
-                if (log != null && !tree.has("log")) {
-                    tree.put("log", log.toAbsolutePath().toString());
-                    logsTaken.add(log);
+                String why = notATrainingLog(f);
+                if (why != null) {
+                    skipped.add(new Fleet.Skipped(f.getFileName().toString(), why));
+                    continue;
                 }
-                items.add(new Item(f.getFileName().toString(), f, tree));
+                logs.add(f);
+                logsByStem.put(stem(f), f);
             } catch (SpecException e) {
                 failures.add(f.getFileName().toString(), e.getMessage());
             }
         }
-        for (Path f : files) {
-            if (!isLog(f) || logsTaken.contains(f)) continue;
+        for (java.util.Map.Entry<Path, ObjectNode> e : runFiles.entrySet()) {
+            Path f = e.getKey();
+            ObjectNode tree = e.getValue();
+            Path log = logsByStem.get(stem(f));
+            if (log != null && !tree.has("log")) {
+                tree.put("log", log.toAbsolutePath().toString());
+                logsTaken.add(log);
+            }
+            items.add(new Item(f.getFileName().toString(), f, tree));
+        }
+        for (Path f : logs) {
+            if (logsTaken.contains(f)) continue;
             String name = f.getFileName().toString();
             JsonNode entry = runs == null ? null : runs.get(name);
             if (entry == null || !entry.isObject()) {
-                failures.add(name, f + ": a run file of the same stem (" + stem(f) + ".yaml) or an entry '" + name
-                        + "' in " + RUNS_FILE + " saying which cluster, model and layout produced this log");
+                failures.add(name, f + ": a run file of the same stem (" + stem(f) + ".yaml), a run file naming it with log:, "
+                        + "or an entry '" + name + "' in " + RUNS_FILE + " saying which cluster, model and layout produced this log");
                 continue;
             }
             ObjectNode tree = runs.has("defaults") && runs.get("defaults").isObject()
@@ -182,6 +219,125 @@ final class BatchCommand implements Callable<Integer> {
             items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
         }
         items.sort(java.util.Comparator.comparing(Item::name));
+        skipped.sort(java.util.Comparator.comparing(Fleet.Skipped::file));
+    }
+
+    /** The fields of a run file that name another file, read with it: its log, nccl-tests output, topology, config. */
+    static final List<String> NAMED_FILES = List.of("/log", "/nccl_tests", "/topology", "/config", "/cluster/intra_node/nccl_tests",
+            "/cluster/inter_node/nccl_tests");
+
+    /** The files a run file (or a runs.yaml entry) names, as absolute paths: relative names are relative to its folder. */
+    static List<Path> named(Path runFile, JsonNode tree) {
+        List<Path> out = new ArrayList<>();
+        Path folder = runFile.toAbsolutePath().getParent();
+        for (String pointer : NAMED_FILES) {
+            JsonNode v = tree.at(pointer);
+            if (!v.isTextual()) continue;
+            try {
+                out.add(folder.resolve(v.asText()).toAbsolutePath().normalize());
+            } catch (java.nio.file.InvalidPathException e) {
+                // the reader reports the bad name with the run file
+            }
+        }
+        return out;
+    }
+
+    /** What a report of train-advisor is called when the batch meets one in its folder. */
+    static final String REPORT = "a report train-advisor wrote, not a run";
+
+    /** Top-level fields one of which every run file has. */
+    static final List<String> RUN_FIELDS = List.of("cluster", "model", "training", "parallel", "log", "metrics");
+
+    /** Why a parsed JSON or YAML file is not a run file (a report train-advisor wrote, another tool's file), or null. */
+    static String notARunFile(JsonNode n) {
+        JsonNode first = n.isArray() && !n.isEmpty() ? n.get(0) : n;
+        if (first.has("prediction") && first.has("diagnoses") || n.has("layouts")
+                || n.has("format") && n.has("steps") && n.has("configuration")) return REPORT;
+        if (!n.isObject()) return "not a run file: " + (n.isArray() ? "a list" : "a single value") + ", not a mapping of fields";
+        for (String field : RUN_FIELDS) if (n.has(field)) return null;
+        return "not a run file: it has none of the fields " + String.join(", ", RUN_FIELDS);
+    }
+
+    /** Logs are recognised by their first megabyte. */
+    static final int HEAD_BYTES = 1 << 20;
+
+    /** Why a file that is no run file is not a training log to advise, or null when it is one of a known format. */
+    static String notATrainingLog(Path f) {
+        byte[] head;
+        try (java.io.InputStream in = dev.trainadvisor.input.InputFiles.open(f, "a run file or a training log")) {
+            head = in.readNBytes(HEAD_BYTES);
+        } catch (IOException e) {
+            throw new SpecException(f.toString(), null, "a readable file: " + e.getMessage());
+        }
+        if (head.length == 0) return "empty";
+        for (byte b : head) if (b == 0) return "not text: a binary file";
+        String text = new String(head, java.nio.charset.StandardCharsets.UTF_8);
+        if (text.startsWith("\uFEFF")) text = text.substring(1);
+        if (isReport(text)) return REPORT;
+        String format;
+        try {
+            format = dev.trainadvisor.ingest.LogFormats.detectAndParse(text, f.toString()).format();
+        } catch (SpecException e) {
+            return "neither a run file nor a log of a known format";
+        }
+        if (format.equals("nccl-tests")) return "nccl-tests output, not a training run (a run file names it with nccl_tests:)";
+        if (format.equals("nvidia-smi-topo"))
+            return "nvidia-smi topo -m output, not a training run (a run file names it with topology:)";
+        return null;
+    }
+
+    /** An html, Markdown or csv report of train-advisor, by its first line. */
+    static boolean isReport(String text) {
+        String first = text.lines().findFirst().orElse("");
+        return text.startsWith("<!DOCTYPE html>") && text.lines().limit(3).anyMatch(l -> l.contains("<title>train-advisor"))
+                || first.startsWith("# train-advisor: ") || first.equals(BatchTable.of(List.of(), List.of()).csv().strip());
+    }
+
+    /** Whether {@code f} is one of the files this batch writes. */
+    static boolean isOwn(Path f, List<Path> outputs) {
+        for (Path o : outputs) {
+            try {
+                if (f.toAbsolutePath().normalize().equals(o.toAbsolutePath().normalize()) || Files.exists(o) && Files.isSameFile(f, o))
+                    return true;
+            } catch (IOException e) {
+                // not the same file as far as can be told
+            }
+        }
+        return false;
+    }
+
+    /** What this batch writes: the --out file, and the file standard output is redirected to, if any. */
+    List<Path> ownOutputs() {
+        List<Path> out = new ArrayList<>();
+        if (common.out != null) out.add(common.out);
+        String stdout = linkTarget("/proc/self/fd/1");
+        if (stdout != null && stdout.startsWith("/") && Files.isRegularFile(Path.of(stdout))) out.add(Path.of(stdout));
+        return out;
+    }
+
+    /**
+     * Where a /proc/self/fd link points ("/dev/pts/3", "/home/me/report.csv", "pipe:[1234]"), or null where there is
+     * no such link (not Linux).
+     */
+    static String linkTarget(String link) {
+        try {
+            return Files.readSymbolicLink(Path.of(link)).toString();
+        } catch (IOException | UnsupportedOperationException | SecurityException | java.nio.file.InvalidPathException e) {
+            return null;
+        }
+    }
+
+    /** What standard error is: the target of /proc/self/fd/2, or null where that cannot be read. */
+    static String stderrTarget() { return linkTarget("/proc/self/fd/2"); }
+
+    /**
+     * Whether to draw the progress bar: as --progress or --no-progress says, else when standard error is a terminal
+     * (Java 17 has no isatty(2): a terminal is a /dev/pts/N or /dev/tty* device; where /proc cannot tell, a console).
+     */
+    static boolean showProgress(Boolean option, String stderrTarget) {
+        if (option != null) return option;
+        if (stderrTarget == null) return System.console() != null;
+        return stderrTarget.matches("/dev/pts/\\d+") || stderrTarget.startsWith("/dev/tty");
     }
 
     /** The files that could not be advised: each reported on standard error as it is found, and kept for the report. */
@@ -206,11 +362,6 @@ final class BatchCommand implements Callable<Integer> {
         String n = p.getFileName().toString();
         int dot = n.lastIndexOf('.');
         return dot > 0 ? n.substring(0, dot) : n;
-    }
-
-    static boolean isLog(Path p) {
-        String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-        return n.endsWith(".log") || n.endsWith(".txt");
     }
 
     static boolean isRunFile(Path p) {

@@ -8,26 +8,35 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A batch of runs as the fleet report shows it: every run's advice (in file-name order), the ranking, and the files
- * that could not be advised with their errors.
+ * A batch of runs as the fleet report shows it: every run's advice (in file-name order), the ranking, the files
+ * that could not be advised with their errors, and the files of the folder that were left out as no run and why.
  *
  * @param runs     each run's view, in file-name order
  * @param files    the file each came from, in the same order
  * @param failures the files that could not be read or advised
+ * @param skipped  the files that are neither a run file nor a training log (notes, reports train-advisor wrote, ...)
  */
-public record Fleet(List<AdviceView> runs, List<String> files, List<Failure> failures) {
+public record Fleet(List<AdviceView> runs, List<String> files, List<Failure> failures, List<Skipped> skipped) {
 
     /** A file that could not be advised, and why (the message names the file, the field and what was expected). */
     public record Failure(String file, String message) {}
+
+    /** A file of the folder left out of the batch, and why: it is no run file nor a training log of a known format. */
+    public record Skipped(String file, String why) {}
 
     public Fleet {
         runs = List.copyOf(runs);
         files = List.copyOf(files);
         failures = List.copyOf(failures);
+        skipped = List.copyOf(skipped);
     }
 
     public static Fleet of(List<Advice> advice, List<String> files, List<Failure> failures) {
-        return new Fleet(advice.stream().map(AdviceView::of).toList(), files, failures);
+        return of(advice, files, failures, List.of());
+    }
+
+    public static Fleet of(List<Advice> advice, List<String> files, List<Failure> failures, List<Skipped> skipped) {
+        return new Fleet(advice.stream().map(AdviceView::of).toList(), files, failures, skipped);
     }
 
     /** The runs ranked by GPU-hours lost. */

@@ -18,6 +18,9 @@ final class FleetReport {
             + "data loader). Hours are the steps the log covers x the step time; a run that logged no "
             + "step count is counted over one hour of running (marked per hour).";
 
+    static final String SKIPPED = "The folder's files that are neither a run file nor a training log of a known format "
+            + "(recognised by content), and reports train-advisor wrote: not runs, so left out of the batch.";
+
     /** Sorts a table on a click of a header carrying data-sort, by each cell's data-value; no server, no library. */
     static final String SORT_SCRIPT = "document.querySelectorAll('table.sortable').forEach(function(t){"
             + "t.querySelectorAll('th[data-sort]').forEach(function(th,i){"
@@ -47,6 +50,8 @@ final class FleetReport {
                 .append(" GPU-hours (per hour of running where a run logged no step count)");
         if (!fleet.failures().isEmpty()) b.append("; ").append(fleet.failures().size()).append(fleet.failures().size() == 1
                 ? " file" : " files").append(" could not be advised (<a href=\"#failed\">listed below</a>)");
+        if (!fleet.skipped().isEmpty()) b.append("; ").append(fleet.skipped().size()).append(fleet.skipped().size() == 1
+                ? " file was" : " files were").append(" skipped as no run (<a href=\"#skipped\">listed below</a>)");
         b.append(".</p>\n");
         List<String> names = new ArrayList<>(), anchors = new ArrayList<>();
         double[] predicted = new double[fleet.runs().size()], observed = new double[fleet.runs().size()];
@@ -94,6 +99,12 @@ final class FleetReport {
                 b.append("<li><code>").append(esc(f.file())).append("</code>: ").append(esc(f.message())).append("</li>\n");
             b.append("</ul>\n");
         }
+        if (!fleet.skipped().isEmpty()) {
+            b.append("<h2 id=\"skipped\">Files skipped</h2>\n<p>").append(esc(SKIPPED)).append("</p>\n<ul class=\"skipped\">\n");
+            for (Fleet.Skipped f : fleet.skipped())
+                b.append("<li><code>").append(esc(f.file())).append("</code>: ").append(esc(f.why())).append("</li>\n");
+            b.append("</ul>\n");
+        }
         for (int k = 0; k < fleet.runs().size(); k++) {
             AdviceView a = fleet.runs().get(k);
             b.append("<section class=\"run\" id=\"run-").append(k + 1).append("\"><h2>").append(k + 1).append(". ")
@@ -130,6 +141,11 @@ final class FleetReport {
         if (fleet.failures().isEmpty()) s.append("None.\n");
         for (Fleet.Failure f : fleet.failures()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
                 .append(md(f.message())).append("\n");
+        if (!fleet.skipped().isEmpty()) {
+            s.append("\n## Files skipped\n\n").append(SKIPPED).append("\n\n");
+            for (Fleet.Skipped f : fleet.skipped()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
+                    .append(md(f.why())).append("\n");
+        }
         for (int k = 0; k < fleet.runs().size(); k++) {
             s.append("\n<a id=\"run-").append(k + 1).append("\"></a>\n\n");
             // each run's report, its headings one level down

@@ -90,4 +90,265 @@ class BatchLogsTest {
         assertTrue(wrong.err().contains("training.attention_kernel") && wrong.err().contains("xformers"), wrong.err());
         assertFalse(wrong.err().contains("\tat "), wrong.err());
     }
+
+    // ------------------------------------------------------------------ advise --log: what the log does not print
+
+    /** Sample logs of runs that ran, with what their sources say of the cluster, the model and the micro-batch size. */
+    static final String[][] RAN = {
+            {"internlm-1.log", "--cluster", "dgx-a100-80gb", "--model", "internlm-7b", "--seq-len", "2048", "--micro-batch-size", "2"},
+            {"megatron-1.log", "--cluster", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--ep", "8", "--seq-len", "2048",
+                    "--micro-batch-size", "1"},
+            {"torchtitan-1.log", "--cluster", "dgx-h100", "--model", "llama-3-8b", "--seq-len", "8192", "--micro-batch-size", "1"},
+            {"deepspeed-1.log", "--cluster", "dgx-a100-80gb", "--model", "llama-2-7b", "--micro-batch-size", "1"},
+            {"megatron-deepspeed-1.log", "--cluster", "dgx-a100-80gb", "--model", "gpt3-1.3b", "--micro-batch-size", "1"}};
+
+    static String[] advise(String[] ran, String... more) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("advise", "--log", SAMPLES.resolve(ran[0]).toString()));
+        args.addAll(java.util.Arrays.asList(ran).subList(1, ran.length));
+        args.addAll(java.util.List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    static java.util.List<String> highIds(JsonNode advice) {
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (JsonNode d : advice.path("diagnoses")) if (d.path("severity").asText().equals("high")) ids.add(d.path("id").asText());
+        return ids;
+    }
+
+    /**
+     * A run that ran fitted its GPUs: with ZeRO not printed, the advice assumes a stage at which it fits and says so,
+     * rather than ZeRO 0 and a high memory overflow (4 of these 5 overflowed that way). Given ZeRO 0, it overflows.
+     */
+    @Test
+    void sampleLogsOfRunsThatRanAreNotDiagnosedAsNotFitting() throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("megatron-1.log")));
+        for (String[] ran : RAN) {
+            CliTest.Result r = run(advise(ran));
+            assertEquals(Main.OK, r.code(), ran[0] + ": " + r.err());
+            JsonNode a = new ObjectMapper().readTree(r.out());
+            assertFalse(highIds(a).contains("memory-overflow"), ran[0] + ": " + highIds(a) + "\n" + r.err());
+            assertTrue(a.path("prediction").path("memory").path("total_gb").asDouble()
+                    <= a.path("prediction").path("memory").path("capacity_gb").asDouble(), ran[0]);
+            assertTrue(r.err().contains("warning: parallel.zero_stage not printed by the log; assumed "
+                    + a.path("run").path("parallel").path("zero_stage").asInt()), ran[0] + ": " + r.err());
+            assertTrue(r.err().contains("(set --zero-stage)"), r.err());
+            CliTest.assertNoStackTrace(r.err());
+        }
+        CliTest.Result zero = run(advise(RAN[2], "--zero-stage", "0"));
+        assertEquals(Main.OK, zero.code(), zero.err());
+        assertTrue(highIds(new ObjectMapper().readTree(zero.out())).contains("memory-overflow"),
+                "llama-3-8b with unsharded Adam states does not fit 80 GB: the guess is what changed");
+        assertFalse(zero.err().contains("parallel.zero_stage"), "a value given is not assumed: " + zero.err());
+    }
+
+    /** Megatron prints the global batch, not the micro-batches: 128 sequences / (micro-batch 1 x dp 16) = 8 a step. */
+    @Test
+    void theMicroBatchesComeFromTheGlobalBatchTheLogPrints() throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("megatron-1.log")));
+        CliTest.Result r = run(advise(RAN[1]));
+        assertEquals(Main.OK, r.code(), r.err());
+        JsonNode a = new ObjectMapper().readTree(r.out());
+        assertEquals(8, a.path("run").path("training").path("micro_batches").asInt());
+        assertEquals(16, a.path("run").path("parallel").path("dp").asInt());
+        // the step time the log measured now covers 8 micro-batches of 2048 tokens on each of 16 ranks
+        assertEquals(128 * 2048 / 16 / 5.48935, a.path("observed").path("tokens_per_gpu_per_s").asDouble(), 0.5);
+        assertFalse(highIds(a).contains("implausible-measurement"), highIds(a).toString());
+        assertTrue(r.err().contains("note: training.micro_batches 8 = the log's global batch of 128 sequences"), r.err());
+        for (String[] w : new String[][]{{"parallel.tp", "--tp"}, {"parallel.pp", "--pp"}, {"training.precision", "--precision"},
+                {"training.recompute", "--recompute"}})
+            assertTrue(r.err().contains("warning: " + w[0] + " not printed by the log; assumed ") && r.err().contains("(set " + w[1] + ")"),
+                    w[0] + ": " + r.err());
+        assertFalse(r.err().contains("training.micro_batches not printed"), r.err());
+
+        String[] three = advise(RAN[1]);
+        three[three.length - 1] = "3";   // --micro-batch-size 3
+        CliTest.Result odd = run(three);
+        assertEquals(Main.BAD_INPUT, odd.code(), odd.err());
+        assertTrue(odd.err().contains("megatron-1.log") && odd.err().contains("training.micro_batches")
+                && odd.err().contains("global batch of 128 sequences is not a multiple of micro_batch_size x dp = 3 x 16"), odd.err());
+        CliTest.assertNoStackTrace(odd.err());
+    }
+
+    /** The command line over the log over the default: --micro-batches replaces micro_num, with a note. */
+    @Test
+    void theCommandLineWinsOverTheLogAndTheLogOverTheDefault() throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
+        String log = SAMPLES.resolve("internlm-1.log").toString();
+        // micro_num=4 printed, 131072 tokens a step = 64 sequences of 2048 on dp 8: the micro-batch size is 2
+        CliTest.Result printed = run("advise", "--log", log, "--cluster", "dgx-a100-80gb", "--model", "internlm-7b", "--seq-len", "2048");
+        assertEquals(Main.OK, printed.code(), printed.err());
+        JsonNode t = new ObjectMapper().readTree(printed.out()).path("run").path("training");
+        assertEquals(4, t.path("micro_batches").asInt());
+        assertEquals(2, t.path("micro_batch_size").asInt());
+        assertFalse(printed.err().contains("warning: training.micro_batch"), "neither is assumed: " + printed.err());
+        assertTrue(printed.err().contains("note: training.micro_batch_size 2 = the log's 131072 tokens a step"), printed.err());
+
+        CliTest.Result given = run("advise", "--log", log, "--cluster", "dgx-a100-80gb", "--model", "internlm-7b", "--seq-len", "2048",
+                "--micro-batches", "2", "--zero-stage", "1");
+        assertEquals(Main.OK, given.code(), given.err());
+        JsonNode g = new ObjectMapper().readTree(given.out()).path("run");
+        assertEquals(2, g.path("training").path("micro_batches").asInt());
+        assertEquals(4, g.path("training").path("micro_batch_size").asInt(), "64 sequences / (2 micro-batches x dp 8)");
+        assertEquals(1, g.path("parallel").path("zero_stage").asInt());
+        assertTrue(given.err().contains("note: --micro-batches 2 replaces the internevo log's training.micro_batches 4"), given.err());
+    }
+
+    /** On a GPU without bf16 the precision assumed is fp16, and the warning says why. */
+    @Test
+    void thePrecisionAssumedIsOneTheGpuHas() throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
+        CliTest.Result r = run("advise", "--log", SAMPLES.resolve("internlm-1.log").toString(), "--cluster", "v100-dgx1",
+                "--model", "internlm-7b", "--seq-len", "2048");
+        assertEquals(Main.OK, r.code(), r.err());
+        assertEquals("fp16", new ObjectMapper().readTree(r.out()).path("run").path("training").path("precision").asText());
+        assertTrue(r.err().contains("warning: training.precision not printed by the log; assumed fp16, as V100-SXM2-32GB has no "
+                + "bf16 tensor cores (set --precision)"), r.err());
+    }
+
+    /** nccl-tests output, a topology matrix and a log without throughput are not training logs to advise. */
+    @Test
+    void aLogWithoutTrainingThroughputIsRefused(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("nccl-tests-1.log")));
+        Files.writeString(dir.resolve("NOTES.txt"), "We ran the 7B on two nodes this week.\nIt was slow.\n");
+        String[][] cases = {{SAMPLES.resolve("nccl-tests-1.log").toString(), "nccl-tests output"},
+                {SAMPLES.resolve("nvidia-smi-topo-1.log").toString(), "nvidia-smi topo -m"},
+                {SAMPLES.resolve("hf-trainer-1.log").toString(), "field 'metrics': a training log that measures throughput"},
+                {dir.resolve("NOTES.txt").toString(), "a log of a known format"}};
+        for (String[] c : cases) {
+            CliTest.Result r = run("advise", "--log", c[0], "--cluster", "dgx-h100", "--model", "llama-3-8b", "--seq-len", "8192",
+                    "--micro-batch-size", "1");
+            assertEquals(Main.BAD_INPUT, r.code(), c[0] + ": " + r.err());
+            assertTrue(r.err().contains(c[0]) && r.err().contains(c[1]), r.err());
+            assertEquals("", r.out());
+            CliTest.assertNoStackTrace(r.err());
+        }
+    }
+
+    @Test
+    void theGlobalBatchIsReadFromTheConfigurationTheStepLinesOrTheTokensPerStep() {
+        java.util.Map<String, Double> none = java.util.Map.of();
+        assertEquals(128, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("megatron", 3, 2, none, null,
+                java.util.Map.of("training.global_batch_size", 128), java.util.Map.of("global_batch_size", 64), java.util.List.of()), 2048)
+                .sequences(), "the printed configuration first");
+        assertEquals(64, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("megatron", 3, 2, none, null,
+                java.util.Map.of(), java.util.Map.of("global_batch_size", 64), java.util.List.of()), 2048).sequences());
+        assertEquals(64, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("internevo", 3, 2, none, null,
+                java.util.Map.of(), java.util.Map.of("tokens_per_step", 131072), java.util.List.of()), 2048).sequences());
+        assertNull(LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("internevo", 3, 2, none, null,
+                java.util.Map.of(), java.util.Map.of("tokens_per_step", 131073), java.util.List.of()), 2048), "not whole sequences");
+        assertNull(LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("torchtitan", 3, 2, none, null,
+                java.util.Map.of(), java.util.Map.of(), java.util.List.of()), 8192));
+    }
+
+    // ------------------------------------------------------------------ batch over a folder as a team keeps it
+
+    static final String RUN = """
+            cluster: {preset: dgx-a100-80gb}
+            model: internlm-7b
+            parallel: {zero_stage: 1}
+            training: {seq_len: 2048, micro_batch_size: 2}
+            """;
+
+    /** Notes, another tool's config, nccl-tests output, an empty and a binary file are skipped and listed; nothing fails. */
+    @Test
+    void filesThatAreNoRunNorTrainingLogAreSkippedAndListed(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("nccl-tests-1.log")));
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        CliTest.Result alone = run("batch", dir.toString(), "--format", "csv");
+        assertEquals(Main.OK, alone.code(), alone.err());
+        Files.writeString(dir.resolve("NOTES.txt"), "We ran the 7B on one node.\nStep time was 3.7 s; it felt slow.\n");
+        Files.writeString(dir.resolve("ds_config.json"), "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 1}}");
+        Files.copy(SAMPLES.resolve("nccl-tests-1.log"), dir.resolve("allreduce.log"));
+        Files.writeString(dir.resolve("empty.log"), "");
+        Files.write(dir.resolve("loss.png"), new byte[]{(byte) 0x89, 'P', 'N', 'G', 0, 0, 0, 13});
+        Files.writeString(dir.resolve(".hidden"), "editor state");
+        String[][] why = {{"NOTES.txt", "neither a run file nor a log of a known format"},
+                {"allreduce.log", "nccl-tests output, not a training run"}, {"ds_config.json", "not a run file: it has none of the fields"},
+                {"empty.log", "empty"}, {"loss.png", "not text: a binary file"}};
+
+        CliTest.Result csv = run("batch", dir.toString(), "--format", "csv");
+        assertEquals(Main.OK, csv.code(), "skipped files are no failures: " + csv.err());
+        assertEquals(alone.out(), csv.out(), "the csv holds the runs only");
+        for (String[] w : why) assertTrue(csv.err().contains("note: skipped " + w[0] + ": " + w[1]), w[0] + ": " + csv.err());
+        assertTrue(csv.err().contains("5 file(s) skipped"), csv.err());
+        assertFalse(csv.err().contains(".hidden"), csv.err());
+        assertFalse(csv.err().contains("error"), csv.err());
+
+        CliTest.Result json = run("batch", dir.toString());
+        assertEquals(1, new ObjectMapper().readTree(json.out()).size(), "the json holds the one run");
+        for (String format : java.util.List.of("md", "html")) {
+            CliTest.Result r = run("batch", dir.toString(), "--format", format);
+            assertEquals(Main.OK, r.code(), r.err());
+            assertTrue(r.out().contains("Files skipped"), format);
+            for (String[] w : why) {
+                assertTrue(r.out().contains(w[0]), format + " lists " + w[0]);
+                assertTrue(r.out().contains(w[1]), format + " says why " + w[0] + " was skipped");
+            }
+            // file-name order: NOTES.txt, allreduce.log, ds_config.json, empty.log, loss.png
+            assertTrue(r.out().indexOf("NOTES.txt") < r.out().indexOf("allreduce.log")
+                    && r.out().indexOf("ds_config.json") < r.out().indexOf("loss.png"), format);
+        }
+        CliTest.Result none = run("batch", dir.toString(), "--format", "md");
+        Files.delete(dir.resolve("NOTES.txt"));
+        Files.delete(dir.resolve("allreduce.log"));
+        Files.delete(dir.resolve("ds_config.json"));
+        Files.delete(dir.resolve("empty.log"));
+        Files.delete(dir.resolve("loss.png"));
+        assertFalse(run("batch", dir.toString(), "--format", "md").out().contains("Files skipped"), "no section when none is skipped");
+        assertTrue(none.out().contains("Files skipped"));
+    }
+
+    /** A run file that names its log (of another stem) takes it: the log is no orphan, and it is advised once. */
+    @Test
+    void aRunFileNamingItsLogTakesIt(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
+        Files.copy(SAMPLES.resolve("internlm-1.log"), dir.resolve("train-0042.log"));
+        Files.writeString(dir.resolve("internlm.yaml"), RUN + "log: train-0042.log\n");
+        CliTest.Result r = run("batch", dir.toString());
+        assertEquals(Main.OK, r.code(), r.err());
+        JsonNode arr = new ObjectMapper().readTree(r.out());
+        assertEquals(1, arr.size(), r.out());
+        assertEquals(4270.52, arr.get(0).path("observed").path("tokens_per_gpu_per_s").asDouble(), 1e-6);
+        assertFalse(r.err().contains("train-0042"), r.err());
+    }
+
+    /** The report written into the folder it reads, and reports written there before, are not read as runs. */
+    @Test
+    void runningTwiceWithTheReportInTheFolderWorks(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        for (String format : java.util.List.of("html", "md", "csv", "json")) {
+            Path report = dir.resolve("report." + format);
+            CliTest.Result first = run("batch", dir.toString(), "--format", format, "--out", report.toString());
+            assertEquals(Main.OK, first.code(), format + ": " + first.err());
+            String written = Files.readString(report);
+            CliTest.Result second = run("batch", dir.toString(), "--format", format, "--out", report.toString());
+            assertEquals(Main.OK, second.code(), format + ": " + second.err());
+            assertFalse(second.err().contains("report." + format), "its own output is not read, nor listed: " + second.err());
+            assertEquals(written, Files.readString(report), format + ": the same report again");
+        }
+        // the md run met report.html, the csv run report.html and report.md, ...: each a report, skipped as such
+        CliTest.Result md = run("batch", dir.toString(), "--format", "md", "--out", dir.resolve("report.md").toString());
+        assertEquals(Main.OK, md.code(), md.err());
+        for (String other : java.util.List.of("report.html", "report.csv", "report.json"))
+            assertTrue(md.err().contains("note: skipped " + other + ": a report train-advisor wrote, not a run"), md.err());
+        assertTrue(Files.readString(dir.resolve("report.md")).contains("`report.json`: a report train-advisor wrote"));
+    }
+
+    @Test
+    void theProgressBarIsDrawnWhenStandardErrorIsATerminalOrWhenAsked(@TempDir Path dir) throws Exception {
+        assertTrue(BatchCommand.showProgress(null, "/dev/pts/3"), "stderr on a pseudo-terminal, stdout anywhere");
+        assertTrue(BatchCommand.showProgress(null, "/dev/tty1"));
+        assertFalse(BatchCommand.showProgress(null, "pipe:[41234]"));
+        assertFalse(BatchCommand.showProgress(null, "/home/me/batch.err"));
+        assertFalse(BatchCommand.showProgress(null, "/dev/null"));
+        assertFalse(BatchCommand.showProgress(false, "/dev/pts/3"), "--no-progress");
+        assertTrue(BatchCommand.showProgress(true, "pipe:[41234]"), "--progress");
+        if (Files.isDirectory(Path.of("/proc/self/fd")))
+            assertNotNull(BatchCommand.stderrTarget(), "on Linux, /proc tells where standard error goes");
+
+        Files.writeString(dir.resolve("a.yaml"), RUN);
+        CliTest.Result asked = run("batch", dir.toString(), "--format", "csv", "--progress");
+        assertTrue(asked.err().contains("\r[") && asked.err().contains("a.yaml"), asked.err());
+        assertFalse(run("batch", dir.toString(), "--format", "csv", "--no-progress").err().contains("\r"));
+    }
 }
