@@ -82,92 +82,256 @@ public final class DeepSpeedLog extends GuardedLogParser {
     }
 
     @Override
-    ParsedLog read(String text) {
-        return read(text, FORMAT);
+    ParsedLog read(LogSource log) {
+        return read(log, FORMAT);
     }
 
-    /** Reads DeepSpeed's lines and Megatron-DeepSpeed's; {@code format} labels the result. */
-    static ParsedLog read(String text, String format) {
+    /**
+     * DeepSpeed's own values that Megatron-DeepSpeed's iteration lines and timers may also give: kept apart and used
+     * only for the steps Megatron's lines leave without one (the framework's own iteration time wins).
+     */
+    static final String DS_STEP_TIME = "\u0000ds-step_time_s", DS_SAMPLES = "\u0000ds-samples_per_s",
+            DS_FWD_BWD = "\u0000ds-fwd_bwd_time_s", DS_OPTIMIZER = "\u0000ds-optimizer_time_s";
+
+    /** Reads DeepSpeed's lines and Megatron-DeepSpeed's in one pass; {@code format} labels the result. */
+    static ParsedLog read(LogSource log, String format) {
         LogResult r = new LogResult(format);
-        StepSeries ds = new StepSeries();
+        StepSeries series = r.series;
+        MegatronCore.State st = new MegatronCore.State(series);
+        Engine e = new Engine(series, r);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) {
+                st.line(line);
+                e.line(line);
+            }
+        }
+        st.finish();
+        e.finish();
+        // Megatron-DeepSpeed lines in the same log: the framework's own iteration time, tgs, TFLOPs, dump
+        if (st.iterationLines > 0 || !st.args.isEmpty() || !Double.isNaN(st.peakMemoryGb)) MegatronDeepSpeedLog.fill(st, r);
+        series.fallback("step_time_s", DS_STEP_TIME);
+        series.fallback("samples_per_s", DS_SAMPLES);
+        series.fallbackSum(DS_FWD_BWD, MICRO_FWD, MICRO_BWD);
+        series.fallback(DS_OPTIMIZER, MICRO_OPT);
+        series.fallback("fwd_bwd_time_s", DS_FWD_BWD);
+        series.fallback("optimizer_time_s", DS_OPTIMIZER);
+        e.config.forEach(r.config::putIfAbsent);
+        long lastStep = e.lastStep;
+        if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
+        if (!Double.isNaN(e.skippedCum))
+            r.skippedSteps = Double.isNaN(r.skippedSteps) ? e.skippedCum : Math.max(r.skippedSteps, e.skippedCum);
+        if (format.equals(FORMAT) && series.size() == 0) r.warn("no DeepSpeed step, timer or profiler lines found");
+        if (!format.equals(FORMAT) && st.iterationLines == 0) r.warn("no training_log iteration lines found");
+        return r.build();
+    }
+
+    private static final String MICRO_FWD = "\u0000ds-micro-fwd", MICRO_BWD = "\u0000ds-micro-bwd",
+            MICRO_OPT = "\u0000ds-micro-opt";
+
+    /** DeepSpeed's own lines, one at a time. */
+    private static final class Engine {
+        final StepSeries series;
+        final LogResult r;
+        final java.util.Map<String, Object> config = new LinkedHashMap<>();
+        final java.util.Map<String, String> printed = new LinkedHashMap<>();
         long lastStep = -1;
         double skippedCum = Double.NaN;
-        boolean inProfile = false;
-        long profileStep = -1;
-        Map<String, Double> profile = new LinkedHashMap<>();
-        for (String line : Lines.of(text)) {
+        private double prevSkipped = Double.NaN;
+        private long prevSkipStep = -1;
+        private boolean inProfile;
+        private long profileStep = -1;
+        private final Map<String, Double> profile = new LinkedHashMap<>();
+        /** The wall-clock breakdown timers of {@link #timerStep}, over the ranks that printed them. */
+        private final Map<String, double[]> timers = new LinkedHashMap<>();
+        private long timerStep = -1;
+
+        Engine(StepSeries series, LogResult r) {
+            this.series = series;
+            this.r = r;
+        }
+
+        void line(String line) {
             String s = line.strip();
             if (isProfilerHeader(s)) {
                 inProfile = true;
-                continue;
+                return;
             }
             if (inProfile) {
                 int at = s.indexOf("Profile Summary at step");
                 if (at >= 0) {
                     profileStep = Num.digitsAt(s, at + 23);
-                    continue;
+                    return;
                 }
                 if (s.startsWith("-----") || s.startsWith("Aggregated Profile") || s.startsWith("Detailed Profile")) {
                     if (!profile.isEmpty()) inProfile = false;
-                    continue;
+                    return;
                 }
                 profileLine(s, profile, r);          // and read on: a summary cut short leaves the block open
             }
             long step = engineStep(s);
             if (step >= 0) {
-                ds.touch(step);
-                lastStep = Math.max(lastStep, step);
-                int k = s.indexOf(", skipped=");
-                long sk = Num.digitsAt(s, k + 10);
-                if (sk >= 0 && (Double.isNaN(skippedCum) || sk > skippedCum)) skippedCum = sk;
-                continue;
+                engineLine(s, step);
+                return;
             }
             int sps = s.indexOf("SamplesPerSec=");
             if (sps >= 0) {
-                timerLine(s, ds, lastStep, r);
-                continue;
+                timerLine(s, series, lastStep, r);
+                return;
             }
             int t = s.indexOf("time (ms)");
             if (t >= 0 && s.indexOf('|', t) > 0 && lastStep >= 0) {
-                Map<String, String> f = MegatronCore.segments(s.substring(s.indexOf('|', t) + 1));
-                breakdown(f, ds, lastStep);
-                continue;
+                breakdown(s, t);
+                return;
             }
             long pipe = pipeStep(s);
             if (pipe >= 0) {
-                ds.touch(pipe);
+                series.touch(pipe);
                 lastStep = Math.max(lastStep, pipe);
                 int it = s.indexOf("iter time (s):");
                 double sec = Num.first(s.substring(it + 14));
-                if (sec > 0) ds.put(pipe, "step_time_s", sec);
+                if (sec > 0) series.put(pipe, DS_STEP_TIME, sec);
                 int sp = s.indexOf("samples/sec:");
                 if (sp >= 0) {
                     double v = Num.first(s.substring(sp + 12));
-                    if (v > 0) ds.put(pipe, "samples_per_s", v);
+                    if (v > 0) series.put(pipe, DS_SAMPLES, v);
+                }
+                int loss = s.indexOf(" loss: ");
+                if (loss >= 0) series.put(pipe, StepSeries.LOSS, Num.first(s.substring(loss + 7)));
+                return;
+            }
+            configLine(s);
+        }
+
+        /** {@code [Rank 0] step=N, skipped=K, lr=[...], mom=[...]}: the step, its time, learning rate and skips. */
+        private void engineLine(String s, long step) {
+            series.touch(step);
+            lastStep = Math.max(lastStep, step);
+            series.timestamp(step, Stamp.at(s));
+            int k = s.indexOf(", skipped=");
+            long sk = Num.digitsAt(s, k + 10);
+            if (sk >= 0) {
+                if (Double.isNaN(skippedCum) || sk > skippedCum) skippedCum = sk;
+                // the count is cumulative: a step's share is its increase over the steps since the previous line
+                if (!Double.isNaN(prevSkipped) && step > prevSkipStep)
+                    series.put(step, StepSeries.SKIPPED, Math.max(0, Math.min(1, (sk - prevSkipped) / (step - prevSkipStep))));
+                else if (sk == 0) series.put(step, StepSeries.SKIPPED, 0);
+                if (step > prevSkipStep) {
+                    prevSkipped = sk;
+                    prevSkipStep = step;
+                }
+            }
+            int lr = s.indexOf("lr=[", k);
+            if (lr >= 0) {
+                int end = lr + 4;
+                while (end < s.length() && s.charAt(end) != ',' && s.charAt(end) != ']') end++;
+                series.put(step, StepSeries.LR, Num.parse(s, lr + 4, end));
+            }
+        }
+
+        /**
+         * A {@code time (ms) | name: value | ...} line of rank N: fwd + bwd and step to the metrics (the plain line wins
+         * over the {@code *_microstep} one), every timer to the history, the fastest and slowest over the ranks that
+         * print the same step.
+         */
+        private void breakdown(String s, int t) {
+            Map<String, String> f = MegatronCore.segments(s.substring(s.indexOf('|', t) + 1));
+            double fwd = Num.first(f.get("fwd")), bwd = Num.first(f.get("bwd")), opt = Num.first(f.get("step"));
+            if (fwd >= 0 && bwd >= 0) series.put(lastStep, DS_FWD_BWD, (fwd + bwd) / 1000);
+            if (opt >= 0) series.put(lastStep, DS_OPTIMIZER, opt / 1000);
+            double fm = Num.first(f.get("fwd microstep")), bm = Num.first(f.get("bwd microstep"));
+            double sm = Num.first(f.get("step microstep"));
+            if (fm >= 0 && bm >= 0) {
+                series.put(lastStep, MICRO_FWD, fm / 1000);
+                series.put(lastStep, MICRO_BWD, bm / 1000);
+            }
+            if (sm >= 0) series.put(lastStep, MICRO_OPT, sm / 1000);
+            if (lastStep != timerStep) flushTimers();
+            timerStep = lastStep;
+            int rank = rank(s);
+            for (Map.Entry<String, String> e : f.entrySet()) {
+                double v = Num.first(e.getValue());
+                if (!(v >= 0)) continue;
+                String name = e.getKey().replace(' ', '_');
+                double[] m = timers.get(name);
+                if (m == null) timers.put(name, new double[] {v, v, rank, 0});
+                else {
+                    m[0] = Math.min(m[0], v);
+                    m[1] = Math.max(m[1], v);
+                    if (rank != m[2]) m[3] = 1;
                 }
             }
         }
-        settleBreakdown(ds);
-        // Megatron-DeepSpeed lines in the same log: the framework's own iteration time, tgs, TFLOPs, dump
-        MegatronCore.State st = MegatronCore.read(text);
-        if (st.iterationLines > 0 || !st.args.isEmpty() || !Double.isNaN(st.peakMemoryGb)) {
-            MegatronDeepSpeedLog.fill(st, r);
+
+        /** The timers of {@link #timerStep} into the history: over ranks when two or more printed, else one rank's. */
+        private void flushTimers() {
+            for (Map.Entry<String, double[]> e : timers.entrySet()) {
+                double[] m = e.getValue();
+                series.timer(timerStep, e.getKey(), m[3] > 0 ? m[0] / 1000 : Double.NaN, m[1] / 1000);
+            }
+            timers.clear();
         }
-        r.series.mergeFrom(ds);
-        if (!profile.isEmpty()) {
-            Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
-            if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
-            long step = profileStep >= 0 ? profileStep : Math.max(0, lastStep);
-            r.series.touch(step);
-            profile.forEach((k, v) -> r.series.put(step, k, v));
-            lastStep = Math.max(lastStep, step);
+
+        /** N of {@code [Rank N]}, or -1. */
+        private static int rank(String s) {
+            int i = s.indexOf("[Rank ");
+            long v = i < 0 ? -1 : Num.digitsAt(s, i + 6);
+            return v < 0 || v > Integer.MAX_VALUE ? -1 : (int) v;
         }
-        if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
-        if (!Double.isNaN(skippedCum))
-            r.skippedSteps = Double.isNaN(r.skippedSteps) ? skippedCum : Math.max(r.skippedSteps, skippedCum);
-        if (format.equals(FORMAT) && r.series.size() == 0) r.warn("no DeepSpeed step, timer or profiler lines found");
-        if (!format.equals(FORMAT) && st.iterationLines == 0) r.warn("no training_log iteration lines found");
-        return r.build();
+
+        /**
+         * DeepSpeed's configuration print ({@code [config.py:N:print]   train_batch_size ....... 256}) and the engine's
+         * {@code Creating fp16 ZeRO stage 2 optimizer}.
+         */
+        private void configLine(String s) {
+            int pr = s.indexOf(":print]");
+            if (pr >= 0) {
+                String rest = s.substring(pr + 7).strip();
+                if (!rest.isEmpty() && MegatronCore.mayStartArgument(rest.charAt(0)) && printed.size() < 1000)
+                    MegatronCore.argumentLine(rest, true, printed);
+                return;
+            }
+            int z = s.indexOf("ZeRO stage ");
+            if (z < 0) z = s.indexOf("ZeRO Stage ");
+            if (z >= 0) {
+                long stage = Num.digitsAt(s, z + 11);
+                if (stage >= 0 && stage <= 3) config.putIfAbsent("parallel.zero_stage", (int) stage);
+            }
+        }
+
+        void finish() {
+            flushTimers();
+            if (!profile.isEmpty()) {
+                Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
+                if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
+                long step = profileStep >= 0 ? profileStep : Math.max(0, lastStep);
+                series.touch(step);
+                profile.forEach((k, v) -> series.put(step, switch (k) {
+                    case "step_time_s" -> DS_STEP_TIME;
+                    case "samples_per_s" -> DS_SAMPLES;
+                    case "fwd_bwd_time_s" -> DS_FWD_BWD;
+                    case "optimizer_time_s" -> DS_OPTIMIZER;
+                    default -> k;
+                }, v));
+                lastStep = Math.max(lastStep, step);
+            }
+            int global = MegatronCore.intArg(printed, "train_batch_size");
+            if (global > 0) config.put("training.global_batch_size", global);
+            int micro = MegatronCore.intArg(printed, "train_micro_batch_size_per_gpu");
+            if (micro > 0) config.put("training.micro_batch_size", micro);
+            int accumulation = MegatronCore.intArg(printed, "gradient_accumulation_steps");
+            if (accumulation > 0) config.put("training.micro_batches", accumulation);
+            String stage = printed.get("zero_optimization_stage");
+            if (stage != null && (stage.equals("0") || MegatronCore.intArg(printed, "zero_optimization_stage") > 0)) {
+                int z = stage.equals("0") ? 0 : MegatronCore.intArg(printed, "zero_optimization_stage");
+                if (z <= 3) config.put("parallel.zero_stage", z);
+            }
+            Boolean bf16 = MegatronCore.boolArg(printed, "bfloat16_enabled");
+            if (bf16 == null) bf16 = MegatronCore.boolArg(printed, "bf16_enabled");
+            Boolean fp16 = MegatronCore.boolArg(printed, "fp16_enabled");
+            if (Boolean.TRUE.equals(bf16)) config.put("training.precision", "bf16");
+            else if (Boolean.TRUE.equals(fp16)) config.put("training.precision", "fp16");
+            else if (bf16 != null && fp16 != null) config.put("training.precision", "fp32");
+        }
     }
 
     /** The ThroughputTimer line: samples/s to extra (with the warning), MaxMemAllocated to peak memory. */
@@ -189,7 +353,9 @@ public final class DeepSpeedLog extends GuardedLogParser {
         String max = kv.get("MaxMemAllocated");
         if (max != null) {
             String v = max.endsWith("GB") ? max.substring(0, max.length() - 2) : max;
-            r.peakMemory(Num.parse(v) * GIB_TO_GB);
+            double gb = Num.parse(v) * GIB_TO_GB;
+            r.peakMemory(gb);
+            if (step >= 0) ds.putMaxIfSeen(step, StepSeries.MEMORY, gb);
         }
         r.warn("DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec, CurrSamplesPerSec) times only the last"
                 + " micro-batch and the optimizer step under gradient accumulation (log-formats.md 0.4); it is kept in"
@@ -201,32 +367,6 @@ public final class DeepSpeedLog extends GuardedLogParser {
         int i = t.length();
         while (i > 0 && (Character.isLetterOrDigit(t.charAt(i - 1)) || t.charAt(i - 1) == '_')) i--;
         return t.substring(i);
-    }
-
-    /**
-     * {@code fwd: | bwd: | step:} (ms, per global step). The {@code *_microstep} line is kept under temporary keys and
-     * used only for steps without the plain line ({@link #settleBreakdown}).
-     */
-    private static void breakdown(Map<String, String> f, StepSeries ds, long step) {
-        double fwd = Num.first(f.get("fwd")), bwd = Num.first(f.get("bwd")), opt = Num.first(f.get("step"));
-        if (fwd >= 0 && bwd >= 0) ds.put(step, "fwd_bwd_time_s", (fwd + bwd) / 1000);
-        if (opt >= 0) ds.put(step, "optimizer_time_s", opt / 1000);
-        double fm = Num.first(f.get("fwd microstep")), bm = Num.first(f.get("bwd microstep"));
-        double sm = Num.first(f.get("step microstep"));
-        if (fm >= 0 && bm >= 0) ds.put(step, MICRO_FB, (fm + bm) / 1000);
-        if (sm >= 0) ds.put(step, MICRO_OPT, sm / 1000);
-    }
-
-    private static final String MICRO_FB = "\u0000micro_fwd_bwd", MICRO_OPT = "\u0000micro_opt";
-
-    private static void settleBreakdown(StepSeries ds) {
-        long[] steps = ds.steps();
-        double[] fb = ds.remove(MICRO_FB), opt = ds.remove(MICRO_OPT);
-        for (int i = 0; i < steps.length; i++) {
-            // put keeps a value already there: the plain line's wins
-            if (!Double.isNaN(fb[i])) ds.put(steps[i], "fwd_bwd_time_s", fb[i]);
-            if (!Double.isNaN(opt[i])) ds.put(steps[i], "optimizer_time_s", opt[i]);
-        }
     }
 
     /** One {@code label      value} line of the profiler summary (split on the last run of 2+ spaces). */

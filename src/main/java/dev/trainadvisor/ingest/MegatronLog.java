@@ -40,9 +40,13 @@ public final class MegatronLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
-        MegatronCore.State st = MegatronCore.read(text);
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
+        MegatronCore.State st = new MegatronCore.State(r.series);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) st.line(line);
+        }
+        st.finish();
         MegatronCore.fill(st, r);
         if (st.core012 == 1) {
             r.convention = "megatron";

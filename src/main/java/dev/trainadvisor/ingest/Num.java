@@ -300,4 +300,10 @@ final class Num {
         if (!Double.isFinite(v) || v != Math.rint(v) || v <= 0 || v > Integer.MAX_VALUE) return -1;
         return (int) v;
     }
+
+    /** {@code v} to at most 4 significant digits, without trailing zeros: 88.05, 125.5, 0.0012, 6000 (for messages). */
+    static String shortest(double v) {
+        if (!Double.isFinite(v)) return String.valueOf(v);
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
+    }
 }

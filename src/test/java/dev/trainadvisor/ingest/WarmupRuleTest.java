@@ -33,9 +33,14 @@ class WarmupRuleTest {
         // 10 steps: drop 1; second half (steps 6..10) median 1.0; steps 2, 3 are >5% off, step 4 is within
         StepSeries s = series(30, 3, 1.2, 1.04, 1, 1, 1, 1, 1, 1);
         assertEquals(List.of(4L, 5L, 6L, 7L, 8L, 9L, 10L), s.summarize().steady());
-        // never more than half the steps
+        // five steps at 5 s then five at 1 s: a change of pace, not a warm-up (each step is within 5% of the ones
+        // after it): only the first step goes (by iteration number), and a warning says the pace changed: the
+        // steady halves are steps 2-5 (5 s) and 6-10 (1 s), -80%
         StepSeries slow = series(5, 5, 5, 5, 5, 1, 1, 1, 1, 1);
-        assertEquals(5, slow.summarize().steady().size());
+        StepSeries.Summary s2 = slow.summarize();
+        assertEquals(9, s2.steady().size());
+        assertTrue(s2.warnings().stream().anyMatch(w -> w.contains("pace changed") && w.contains("median 5 over steps 2-5")
+                && w.contains("then 1 over steps 6-10") && w.contains("-80%")), s2.warnings().toString());
     }
 
     @Test
