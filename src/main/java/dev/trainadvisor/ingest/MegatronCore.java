@@ -87,9 +87,29 @@ final class MegatronCore {
         private int timerBlock;
         private String allRanksTimer;
         private double allMin = Double.NaN, allMax = Double.NaN;
+        private int allRanks;
         private boolean inArgs;
+        /** The timers seen, in the order printed; the next line of a block is most likely the next of these. */
+        private final List<TimerSlot> slots = new ArrayList<>();
+        private int nextSlot;
 
         State(StepSeries series) { this.series = series; }
+
+        /** The timer printed as {@code line[from, to)}, without a string for its name once it is known. */
+        TimerSlot timerSlot(String line, int from, int to) {
+            int len = to - from;
+            for (int k = 0, m = slots.size(); k < m; k++) {
+                int i = (nextSlot + k) % m;
+                TimerSlot t = slots.get(i);
+                if (t.printed.length() == len && line.regionMatches(from, t.printed, 0, len)) {
+                    nextSlot = (i + 1) % m;
+                    return t;
+                }
+            }
+            TimerSlot t = slot(series, line.substring(from, to));
+            if (slots.size() < 4 * StepSeries.MAX_TIMERS) slots.add(t);
+            return t;
+        }
 
         State() { this(new StepSeries()); }
 
@@ -429,12 +449,13 @@ final class MegatronCore {
      * all-ranks layout prints {@code name:} and then {@code rank N: value} per rank.
      */
     static boolean timerBlockLine(State st, String line) {
-        String s = line.strip();
         if (st.timerBlock == ALL_RANKS) {
+            String s = line.strip();
             if (s.startsWith("rank ")) {
                 int colon = s.indexOf(':');
                 double v = colon < 0 ? Double.NaN : Num.first(s.substring(colon + 1));
                 if (st.allRanksTimer == null || Double.isNaN(v)) return false;
+                st.allRanks++;
                 st.allMin = Double.isNaN(st.allMin) ? v : Math.min(st.allMin, v);
                 st.allMax = Double.isNaN(st.allMax) ? v : Math.max(st.allMax, v);
                 return true;
@@ -446,20 +467,17 @@ final class MegatronCore {
             }
             return false;
         }
-        double[] minMax = new double[2];
-        String name = timerLine(s, minMax);
-        if (name == null) return false;
-        addTimer(st, name, minMax[0], minMax[1]);
-        return true;
+        return timerLine(st, line);
     }
 
     private static void flushAllRanks(State st) {
         if (st.allRanksTimer != null) {
             // one rank printed: its value is the slowest known, the fastest is not
-            addTimer(st, st.allRanksTimer, st.allMin == st.allMax ? Double.NaN : st.allMin, st.allMax);
+            addTimer(st, st.allRanksTimer, st.allRanks > 1 ? st.allMin : Double.NaN, st.allMax);
         }
         st.allRanksTimer = null;
         st.allMin = st.allMax = Double.NaN;
+        st.allRanks = 0;
     }
 
     private static void endTimerBlock(State st) {
@@ -468,33 +486,71 @@ final class MegatronCore {
     }
 
     /**
-     * {@code forward-backward ...............: (5000.12, 5001.34)} or {@code ...: 5001.34}: the name, with the minimum
-     * and maximum in {@code minMax} (ms; NaN for a minimum the line does not print); null when the line is not a timer.
+     * {@code     forward-backward ...............: (5000.12, 5001.34)} or {@code ...: 5001.34} (ms), recorded for the last
+     * iteration; false when the line is not a timer. Read in place: a timer block has a dozen lines per iteration, and
+     * the same names each time ({@link State#timerSlot}).
      */
-    static String timerLine(String s, double[] minMax) {
-        int colon = s.lastIndexOf(':');
-        if (colon <= 0) return null;
-        int sp = 0;
-        while (sp < colon && s.charAt(sp) != ' ' && s.charAt(sp) != '.') sp++;
-        if (sp == 0) return null;
-        for (int i = sp; i < colon; i++) if (s.charAt(i) != ' ' && s.charAt(i) != '.') return null;
-        String v = s.substring(colon + 1).strip();
+    static boolean timerLine(State st, String line) {
+        int n = line.length();
+        int a = 0;
+        while (a < n && Character.isWhitespace(line.charAt(a))) a++;
+        int colon = line.lastIndexOf(':');
+        if (colon <= a) return false;
+        int sp = a;
+        while (sp < colon && line.charAt(sp) != ' ' && line.charAt(sp) != '.') sp++;
+        if (sp == a) return false;
+        for (int i = sp; i < colon; i++) if (line.charAt(i) != ' ' && line.charAt(i) != '.') return false;
+        int v = colon + 1, e = n;
+        while (v < e && Character.isWhitespace(line.charAt(v))) v++;
+        while (e > v && Character.isWhitespace(line.charAt(e - 1))) e--;
         double min = Double.NaN, max;
-        if (v.startsWith("(") && v.endsWith(")")) {
-            int comma = v.indexOf(',');
-            if (comma < 0) {
-                max = Num.parse(v.substring(1, v.length() - 1));
+        if (e - v >= 2 && line.charAt(v) == '(' && line.charAt(e - 1) == ')') {
+            int comma = line.indexOf(',', v);
+            if (comma < 0 || comma >= e) {
+                max = Num.first(line, v + 1, e - 1);
             } else {
-                min = Num.parse(v.substring(1, comma));
-                max = Num.parse(v.substring(comma + 1, v.length() - 1));
+                min = Num.first(line, v + 1, comma);
+                max = Num.first(line, comma + 1, e - 1);
             }
         } else {
-            max = Num.first(v);
+            max = Num.first(line, v, e);
         }
-        if (Double.isNaN(max)) return null;
-        minMax[0] = min;
-        minMax[1] = max;
-        return s.substring(0, sp);
+        if (Double.isNaN(max)) return false;
+        if (st.lastIteration >= 0 && max >= 0) addTimer(st, st.timerSlot(line, a, sp), min, max);
+        return true;
+    }
+
+    /** A timer as printed, its name in the history (lower case), its columns and which metric it gives. */
+    static final class TimerSlot {
+        final String printed;
+        final StepSeries.Timer timer;
+        final int role;
+
+        TimerSlot(String printed, StepSeries.Timer timer, int role) {
+            this.printed = printed;
+            this.timer = timer;
+            this.role = role;
+        }
+    }
+
+    static final int OTHER = 0, FWD_BWD = 1, OPTIMIZER = 2, FWD = 3, BWD = 4;
+
+    private static TimerSlot slot(StepSeries series, String printed) {
+        String name = printed.strip().toLowerCase(Locale.ROOT);
+        int role = switch (name) {
+            case "forward-backward" -> FWD_BWD;
+            case "optimizer" -> OPTIMIZER;
+            case "forward-compute" -> FWD;
+            case "backward-compute" -> BWD;
+            default -> OTHER;
+        };
+        return new TimerSlot(printed, series.timer(name), role);
+    }
+
+    /** A timer of one layout or the other, by its printed name. */
+    private static void addTimer(State st, String printed, double minMs, double maxMs) {
+        if (st.lastIteration < 0 || !(maxMs >= 0)) return;
+        addTimer(st, st.timerSlot(printed, 0, printed.length()), minMs, maxMs);
     }
 
     /**
@@ -502,16 +558,14 @@ final class MegatronCore {
      * (or forward-compute + backward-compute) and optimizer as the fwd_bwd_time_s and optimizer_time_s metrics (the
      * slowest rank).
      */
-    private static void addTimer(State st, String printed, double minMs, double maxMs) {
-        if (st.lastIteration < 0 || !(maxMs >= 0)) return;
+    private static void addTimer(State st, TimerSlot t, double minMs, double maxMs) {
         long step = st.lastIteration;
-        String name = printed.strip().toLowerCase(Locale.ROOT);
-        st.series.timer(step, name, minMs >= 0 ? minMs / 1000 : Double.NaN, maxMs / 1000);
-        switch (name) {
-            case "forward-backward" -> st.series.put(step, "fwd_bwd_time_s", maxMs / 1000);
-            case "optimizer" -> st.series.put(step, "optimizer_time_s", maxMs / 1000);
-            case "forward-compute" -> st.series.put(step, FORWARD, maxMs / 1000);
-            case "backward-compute" -> st.series.put(step, BACKWARD, maxMs / 1000);
+        st.series.timer(step, t.timer, minMs >= 0 ? minMs / 1000 : Double.NaN, maxMs / 1000);
+        switch (t.role) {
+            case FWD_BWD -> st.series.put(step, "fwd_bwd_time_s", maxMs / 1000);
+            case OPTIMIZER -> st.series.put(step, "optimizer_time_s", maxMs / 1000);
+            case FWD -> st.series.put(step, FORWARD, maxMs / 1000);
+            case BWD -> st.series.put(step, BACKWARD, maxMs / 1000);
             default -> { }
         }
     }

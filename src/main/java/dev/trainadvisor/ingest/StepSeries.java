@@ -88,7 +88,6 @@ final class StepSeries {
     private int capacity;
     private final List<Column> columns = new ArrayList<>();
     private final Map<String, Column> byName = new HashMap<>();
-    private final List<String> timerNames = new ArrayList<>();
     private boolean timersCut;
     private double firstTimestamp = Double.NaN;
     /** False when the steps are positions (no iteration numbers): warm-up by position ("first steps"). */
@@ -168,23 +167,47 @@ final class StepSeries {
         if (has(step)) putMax(step, key, value);
     }
 
+    /** A timer's two columns, found once by name: a parser records thousands of steps of the same timers. */
+    static final class Timer {
+        final String name;
+        private final Column min, max;
+
+        private Timer(String name, Column min, Column max) {
+            this.name = name;
+            this.min = min;
+            this.max = max;
+        }
+    }
+
+    private final Map<String, Timer> timers = new LinkedHashMap<>();
+
+    /** The timer of this name, created when new; null past {@link #MAX_TIMERS} names (a warning says so). */
+    Timer timer(String name) {
+        Timer t = timers.get(name);
+        if (t != null) return t;
+        if (timers.size() >= MAX_TIMERS) {
+            timersCut = true;
+            return null;
+        }
+        t = new Timer(name, column(TIMER_MIN + name, true, false, false), column(TIMER_MAX + name, true, false, true));
+        timers.put(name, t);
+        return t;
+    }
+
     /**
      * A rank timer of a step, in seconds: the fastest and the slowest rank (NaN for a fastest rank the log does not
      * print: a timer printed by one rank only has its value as the slowest and no fastest).
      */
     void timer(long step, String name, double minS, double maxS) {
-        if (!Double.isFinite(minS) && !Double.isFinite(maxS)) return;
-        if (!timerNames.contains(name)) {
-            if (timerNames.size() >= MAX_TIMERS) {
-                timersCut = true;
-                return;
-            }
-            timerNames.add(name);
-        }
+        timer(step, timer(name), minS, maxS);
+    }
+
+    void timer(long step, Timer t, double minS, double maxS) {
+        if (t == null || (!Double.isFinite(minS) && !Double.isFinite(maxS))) return;
         int row = row(step, true);
         if (row < 0) return;
-        if (Double.isFinite(minS)) set(column(TIMER_MIN + name, true, false, false), row, minS);
-        if (Double.isFinite(maxS)) set(column(TIMER_MAX + name, true, false, true), row, maxS);
+        if (Double.isFinite(minS)) set(t.min, row, minS);
+        if (Double.isFinite(maxS)) set(t.max, row, maxS);
     }
 
     /** When a step's line was printed, as seconds since an epoch; the history counts from the log's first one. */
@@ -306,9 +329,26 @@ final class StepSeries {
         sortSingles();
         int s = Math.max(2, stride);
         while (groups(s) > maxRows / 2) s *= 2;
-        for (Column c : columns) if (c.n == null) {
-            c.n = new char[capacity];
-            for (int r = 0; r < rows; r++) c.n[r] = (char) c.weight(r);
+        merge(s);
+    }
+
+    /**
+     * Once rows were merged, the single steps since the last merge are merged too (at the same stride), so that every
+     * entry but the last covers {@code stride} steps. Summaries call it; nothing changes in a log of fewer steps.
+     */
+    private void settle() {
+        if (merged == 0 || rows == merged) return;
+        sortSingles();
+        merge(stride);
+    }
+
+    /** Merges neighbouring rows (in step order) into entries of up to {@code s} steps. */
+    private void merge(int s) {
+        for (Column c : columns) {
+            if (c.n != null) continue;
+            char[] w = new char[capacity];
+            for (int r = 0; r < rows; r++) w[r] = (char) c.weight(r);
+            c.n = w;
         }
         int out = 0, from = 0;
         long acc = 0;
@@ -526,6 +566,7 @@ final class StepSeries {
                    Map<String, Double> medians, List<String> warnings) {}
 
     Summary summarize() {
+        settle();
         int[] order = order();
         List<Column> metrics = new ArrayList<>();
         for (Column c : columns) if (!internal(c.name) && !HISTORY_ONLY.contains(c.name)) metrics.add(c);
@@ -631,12 +672,18 @@ final class StepSeries {
             if (!Double.isFinite(v)) continue;
             if (firstAt < 0) firstAt = i;
             lastAt = i;
-            if (v > peak) {
-                peak = v;
+            peak = Math.max(peak, v);
+        }
+        if (firstAt < 0) return 0;
+        // the first entry at the peak; merged entries average their steps, so "at" allows for rounding
+        for (int i = firstAt; i <= lastAt; i++) {
+            double v = lr.v[ids[i]];
+            if (Double.isFinite(v) && v >= peak * (1 - 1e-9)) {
                 peakAt = i;
+                break;
             }
         }
-        if (firstAt < 0 || peakAt == firstAt || peakAt == lastAt) return 0;
+        if (peakAt == firstAt || peakAt == lastAt) return 0;
         return peakAt;
     }
 
@@ -666,9 +713,8 @@ final class StepSeries {
         double[] time = historyColumn("step_time_s", order), stamp = historyColumn(TIMESTAMP, order);
         if (!Double.isNaN(firstTimestamp)) for (int i = 0; i < n; i++) stamp[i] -= firstTimestamp;
         List<StepHistory.RankTimer> timers = new ArrayList<>();
-        for (String name : timerNames)
-            timers.add(new StepHistory.RankTimer(name, historyColumn(TIMER_MIN + name, order),
-                    historyColumn(TIMER_MAX + name, order)));
+        for (Timer t : this.timers.values())
+            timers.add(new StepHistory.RankTimer(t.name, historyColumn(t.min.name, order), historyColumn(t.max.name, order)));
         return new StepHistory(steps, stride, time, historyColumn("tokens_per_gpu_per_s", order), stamp,
                 historyColumn(LOSS, order), historyColumn("loss_scale", order), historyColumn(GRAD_NORM, order),
                 historyColumn(MEMORY, order), historyColumn(LR, order), historyColumn(SKIPPED, order), timers,
