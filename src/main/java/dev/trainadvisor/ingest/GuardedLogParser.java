@@ -26,8 +26,9 @@ abstract class GuardedLogParser implements LogParser {
         long cut = log.cutLines();
         if (cut == 0) return p;
         List<String> warnings = new ArrayList<>(p.warnings());
-        warnings.add(cut + (cut == 1 ? " line was" : " lines were") + " longer than " + LogSource.bytes(LogSource.MAX_LINE)
-                + " and cut to their first " + LogSource.bytes(LogSource.MAX_LINE));
+        String limit = LogSource.bytes(LogSource.MAX_LINE);
+        warnings.add(cut == 1 ? "1 line longer than " + limit + " was cut to its first " + limit
+                : cut + " lines longer than " + limit + " were cut to their first " + limit);
         return new ParsedLog(p.format(), p.steps(), p.steadySteps(), p.metrics(), p.tflopsConvention(), p.config(),
                 p.extra(), warnings, p.history());
     }

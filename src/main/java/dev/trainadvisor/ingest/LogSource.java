@@ -122,7 +122,7 @@ public final class LogSource {
     /** The first MiB and the last 256 KiB of {@code text}, cut at line ends (all of it when shorter). */
     static String sample(String text) {
         if (text.length() <= HEAD + TAIL) return text;
-        int headEnd = text.lastIndexOf('\n', HEAD);
+        int headEnd = text.lastIndexOf('\n', HEAD - 1);
         if (headEnd < 0) headEnd = HEAD;
         int tailStart = text.indexOf('\n', text.length() - TAIL);
         if (tailStart < 0) tailStart = text.length() - TAIL;
