@@ -107,10 +107,11 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
                 continue;
             }
             if (pending != null) {
-                String joined = pending + " " + line;
+                String start = pending;
                 pending = null;
-                if (!startsWithInteger(line)) {
-                    Row row = row(joined.split("\\s+"), hasRoot);
+                // the numbers of the row before (its first, the time, may be an integer), unless a row of its own
+                if (!startsWithInteger(line) || row(line.split("\\s+"), hasRoot) == null) {
+                    Row row = row((start + " " + line).split("\\s+"), hasRoot);
                     if (row != null) {
                         rows.add(row);
                         continue;
