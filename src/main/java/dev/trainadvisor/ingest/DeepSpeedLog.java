@@ -115,7 +115,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
         series.fallback(DS_OPTIMIZER, MICRO_OPT);
         series.fallback("fwd_bwd_time_s", DS_FWD_BWD);
         series.fallback("optimizer_time_s", DS_OPTIMIZER);
-        e.config.forEach(r.config::putIfAbsent);
+        e.config.forEach(r.config::put);                 // the engine that runs says best what it runs
         long lastStep = e.lastStep;
         if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
         if (!Double.isNaN(e.skippedCum))
@@ -285,9 +285,14 @@ public final class DeepSpeedLog extends GuardedLogParser {
         private void configLine(String s) {
             int pr = s.indexOf(":print]");
             if (pr >= 0) {
+                // "  name ........ value"; a name of 29 characters or more has no dots: "  name  value"
                 String rest = s.substring(pr + 7).strip();
-                if (!rest.isEmpty() && MegatronCore.mayStartArgument(rest.charAt(0)) && printed.size() < 1000)
-                    MegatronCore.argumentLine(rest, true, printed);
+                int e = 0;
+                while (e < rest.length() && (Character.isLetterOrDigit(rest.charAt(e)) || rest.charAt(e) == '_')) e++;
+                int v = e;
+                while (v < rest.length() && (rest.charAt(v) == ' ' || rest.charAt(v) == '.')) v++;
+                if (e > 0 && v > e && v < rest.length() && printed.size() < 1000)
+                    printed.putIfAbsent(rest.substring(0, e), rest.substring(v).strip());
                 return;
             }
             int z = s.indexOf("ZeRO stage ");
@@ -320,11 +325,8 @@ public final class DeepSpeedLog extends GuardedLogParser {
             if (micro > 0) config.put("training.micro_batch_size", micro);
             int accumulation = MegatronCore.intArg(printed, "gradient_accumulation_steps");
             if (accumulation > 0) config.put("training.micro_batches", accumulation);
-            String stage = printed.get("zero_optimization_stage");
-            if (stage != null && (stage.equals("0") || MegatronCore.intArg(printed, "zero_optimization_stage") > 0)) {
-                int z = stage.equals("0") ? 0 : MegatronCore.intArg(printed, "zero_optimization_stage");
-                if (z <= 3) config.put("parallel.zero_stage", z);
-            }
+            double stage = Num.parse(printed.get("zero_optimization_stage"));
+            if (stage == 0 || stage == 1 || stage == 2 || stage == 3) config.put("parallel.zero_stage", (int) stage);
             Boolean bf16 = MegatronCore.boolArg(printed, "bfloat16_enabled");
             if (bf16 == null) bf16 = MegatronCore.boolArg(printed, "bf16_enabled");
             Boolean fp16 = MegatronCore.boolArg(printed, "fp16_enabled");

@@ -134,7 +134,9 @@ public final class TorchtitanLog extends GuardedLogParser {
         if (i < 0) return;
         int j = i + key.length();
         int e = j;
-        while (e < line.length() && (Character.isDigit(line.charAt(e)) || line.charAt(e) == ',')) e++;
+        // digits, with thousands separators ("1,024"); the comma after the number ends it
+        while (e < line.length() && (Character.isDigit(line.charAt(e))
+                || (line.charAt(e) == ',' && e + 1 < line.length() && Character.isDigit(line.charAt(e + 1))))) e++;
         double v = Num.parse(line, j, e);
         if (v >= 1 && v == Math.rint(v) && v <= Integer.MAX_VALUE) r.config.put(field, (int) v);
     }
