@@ -1,6 +1,8 @@
 package dev.trainadvisor.ingest;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -100,10 +102,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
         MegatronCore.State st = new MegatronCore.State(series);
         Engine e = new Engine(series, r);
         try (LogSource.Pass lines = log.lines()) {
-            for (String line : lines) {
-                st.line(line);
-                e.line(line);
-            }
+            for (String line : lines) if (!e.line(line)) st.line(line);     // Megatron's lines are not DeepSpeed's
         }
         st.finish();
         e.finish();
@@ -141,47 +140,49 @@ public final class DeepSpeedLog extends GuardedLogParser {
         private boolean inProfile;
         private long profileStep = -1;
         private final Map<String, Double> profile = new LinkedHashMap<>();
-        /** The wall-clock breakdown timers of {@link #timerStep}, over the ranks that printed them. */
-        private final Map<String, double[]> timers = new LinkedHashMap<>();
+        /** The step the breakdown timers in the slots belong to. */
         private long timerStep = -1;
+        private boolean timerSeen;
 
         Engine(StepSeries series, LogResult r) {
             this.series = series;
             this.r = r;
         }
 
-        void line(String line) {
+        /** One line; true when it is DeepSpeed's (Megatron-DeepSpeed's reader need not see it). */
+        boolean line(String line) {
             String s = line.strip();
             if (isProfilerHeader(s)) {
                 inProfile = true;
-                return;
+                return true;
             }
             if (inProfile) {
                 int at = s.indexOf("Profile Summary at step");
                 if (at >= 0) {
                     profileStep = Num.digitsAt(s, at + 23);
-                    return;
+                    return true;
                 }
                 if (s.startsWith("-----") || s.startsWith("Aggregated Profile") || s.startsWith("Detailed Profile")) {
                     if (!profile.isEmpty()) inProfile = false;
-                    return;
+                    return true;
                 }
                 profileLine(s, profile, r);          // and read on: a summary cut short leaves the block open
             }
             long step = engineStep(s);
             if (step >= 0) {
                 engineLine(s, step);
-                return;
+                return true;
             }
             int sps = s.indexOf("SamplesPerSec=");
             if (sps >= 0) {
                 timerLine(s, series, lastStep, r);
-                return;
+                timerSeen = true;
+                return true;
             }
             int t = s.indexOf("time (ms)");
-            if (t >= 0 && s.indexOf('|', t) > 0 && lastStep >= 0) {
-                breakdown(s, t);
-                return;
+            if (t >= 0 && s.indexOf('|', t) > 0 && s.lastIndexOf("[Rank ", t) >= 0) {
+                if (lastStep >= 0) breakdown(s, t);
+                return true;
             }
             long pipe = pipeStep(s);
             if (pipe >= 0) {
@@ -197,9 +198,9 @@ public final class DeepSpeedLog extends GuardedLogParser {
                 }
                 int loss = s.indexOf(" loss: ");
                 if (loss >= 0) series.put(pipe, StepSeries.LOSS, Num.first(s.substring(loss + 7)));
-                return;
+                return true;
             }
-            configLine(s);
+            return configLine(s);
         }
 
         /** {@code [Rank 0] step=N, skipped=K, lr=[...], mom=[...]}: the step, its time, learning rate and skips. */
@@ -231,44 +232,107 @@ public final class DeepSpeedLog extends GuardedLogParser {
         /**
          * A {@code time (ms) | name: value | ...} line of rank N: fwd + bwd and step to the metrics (the plain line wins
          * over the {@code *_microstep} one), every timer to the history, the fastest and slowest over the ranks that
-         * print the same step.
+         * print the same step. Read in place: the names come back every step ({@link #slot}).
          */
         private void breakdown(String s, int t) {
-            Map<String, String> f = MegatronCore.segments(s.substring(s.indexOf('|', t) + 1));
-            double fwd = Num.first(f.get("fwd")), bwd = Num.first(f.get("bwd")), opt = Num.first(f.get("step"));
-            if (fwd >= 0 && bwd >= 0) series.put(lastStep, DS_FWD_BWD, (fwd + bwd) / 1000);
-            if (opt >= 0) series.put(lastStep, DS_OPTIMIZER, opt / 1000);
-            double fm = Num.first(f.get("fwd microstep")), bm = Num.first(f.get("bwd microstep"));
-            double sm = Num.first(f.get("step microstep"));
-            if (fm >= 0 && bm >= 0) {
-                series.put(lastStep, MICRO_FWD, fm / 1000);
-                series.put(lastStep, MICRO_BWD, bm / 1000);
-            }
-            if (sm >= 0) series.put(lastStep, MICRO_OPT, sm / 1000);
             if (lastStep != timerStep) flushTimers();
             timerStep = lastStep;
             int rank = rank(s);
-            for (Map.Entry<String, String> e : f.entrySet()) {
-                double v = Num.first(e.getValue());
-                if (!(v >= 0)) continue;
-                String name = e.getKey().replace(' ', '_');
-                double[] m = timers.get(name);
-                if (m == null) timers.put(name, new double[] {v, v, rank, 0});
-                else {
-                    m[0] = Math.min(m[0], v);
-                    m[1] = Math.max(m[1], v);
-                    if (rank != m[2]) m[3] = 1;
+            double[] v = new double[ROLES];
+            java.util.Arrays.fill(v, Double.NaN);
+            int n = s.length();
+            int i = s.indexOf('|', t) + 1;
+            while (i > 0 && i < n) {
+                int bar = s.indexOf('|', i);
+                int end = bar < 0 ? n : bar;
+                int colon = s.indexOf(':', i);
+                if (colon > i && colon < end) {
+                    int a = i, b = colon;
+                    while (a < b && s.charAt(a) == ' ') a++;
+                    while (b > a && s.charAt(b - 1) == ' ') b--;
+                    double ms = Num.first(s, colon + 1, end);
+                    if (b > a && ms >= 0) {
+                        Slot slot = slot(s, a, b);
+                        slot.add(ms, rank);
+                        if (slot.role != OTHER && Double.isNaN(v[slot.role])) v[slot.role] = ms;
+                    }
+                }
+                i = end + 1;
+            }
+            if (v[FWD] >= 0 && v[BWD] >= 0) series.put(lastStep, DS_FWD_BWD, (v[FWD] + v[BWD]) / 1000);
+            if (v[STEP] >= 0) series.put(lastStep, DS_OPTIMIZER, v[STEP] / 1000);
+            if (v[FWD_MICRO] >= 0 && v[BWD_MICRO] >= 0) {
+                series.put(lastStep, MICRO_FWD, v[FWD_MICRO] / 1000);
+                series.put(lastStep, MICRO_BWD, v[BWD_MICRO] / 1000);
+            }
+            if (v[STEP_MICRO] >= 0) series.put(lastStep, MICRO_OPT, v[STEP_MICRO] / 1000);
+        }
+
+        static final int OTHER = 0, FWD = 1, BWD = 2, STEP = 3, FWD_MICRO = 4, BWD_MICRO = 5, STEP_MICRO = 6, ROLES = 7;
+
+        /** A breakdown timer as printed, and what the ranks that printed it for {@link #timerStep} said. */
+        private static final class Slot {
+            final String printed;
+            final StepSeries.Timer timer;
+            final int role;
+            double min = Double.NaN, max = Double.NaN;
+            int rank;
+            boolean ranks;
+
+            Slot(String printed, StepSeries.Timer timer) {
+                this.printed = printed;
+                this.timer = timer;
+                this.role = switch (printed) {
+                    case "fwd" -> FWD;
+                    case "bwd" -> BWD;
+                    case "step" -> STEP;
+                    case "fwd_microstep" -> FWD_MICRO;
+                    case "bwd_microstep" -> BWD_MICRO;
+                    case "step_microstep" -> STEP_MICRO;
+                    default -> OTHER;
+                };
+            }
+
+            void add(double ms, int r) {
+                if (Double.isNaN(max)) {
+                    min = max = ms;
+                    rank = r;
+                } else {
+                    min = Math.min(min, ms);
+                    max = Math.max(max, ms);
+                    if (r != rank) ranks = true;
                 }
             }
         }
 
+        private final List<Slot> slots = new ArrayList<>();
+        private int nextSlot;
+
+        /** The timer printed as {@code s[from, to)}, without a string for its name once it is known. */
+        private Slot slot(String s, int from, int to) {
+            int len = to - from;
+            for (int k = 0, m = slots.size(); k < m; k++) {
+                int i = (nextSlot + k) % m;
+                Slot t = slots.get(i);
+                if (t.printed.length() == len && s.regionMatches(from, t.printed, 0, len)) {
+                    nextSlot = (i + 1) % m;
+                    return t;
+                }
+            }
+            String name = s.substring(from, to);
+            Slot t = new Slot(name, series.timer(name));
+            if (slots.size() < 4 * StepSeries.MAX_TIMERS) slots.add(t);
+            return t;
+        }
+
         /** The timers of {@link #timerStep} into the history: over ranks when two or more printed, else one rank's. */
         private void flushTimers() {
-            for (Map.Entry<String, double[]> e : timers.entrySet()) {
-                double[] m = e.getValue();
-                series.timer(timerStep, e.getKey(), m[3] > 0 ? m[0] / 1000 : Double.NaN, m[1] / 1000);
+            for (Slot t : slots) {
+                if (Double.isNaN(t.max)) continue;
+                series.timer(timerStep, t.timer, t.ranks ? t.min / 1000 : Double.NaN, t.max / 1000);
+                t.min = t.max = Double.NaN;
+                t.ranks = false;
             }
-            timers.clear();
         }
 
         /** N of {@code [Rank N]}, or -1. */
@@ -282,7 +346,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
          * DeepSpeed's configuration print ({@code [config.py:N:print]   train_batch_size ....... 256}) and the engine's
          * {@code Creating fp16 ZeRO stage 2 optimizer}.
          */
-        private void configLine(String s) {
+        private boolean configLine(String s) {
             int pr = s.indexOf(":print]");
             if (pr >= 0) {
                 // "  name ........ value"; a name of 29 characters or more has no dots: "  name  value"
@@ -293,7 +357,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
                 while (v < rest.length() && (rest.charAt(v) == ' ' || rest.charAt(v) == '.')) v++;
                 if (e > 0 && v > e && v < rest.length() && printed.size() < 1000)
                     printed.putIfAbsent(rest.substring(0, e), rest.substring(v).strip());
-                return;
+                return true;
             }
             int z = s.indexOf("ZeRO stage ");
             if (z < 0) z = s.indexOf("ZeRO Stage ");
@@ -301,10 +365,12 @@ public final class DeepSpeedLog extends GuardedLogParser {
                 long stage = Num.digitsAt(s, z + 11);
                 if (stage >= 0 && stage <= 3) config.putIfAbsent("parallel.zero_stage", (int) stage);
             }
+            return false;
         }
 
         void finish() {
             flushTimers();
+            if (timerSeen) r.warn(TIMER_WARNING);
             if (!profile.isEmpty()) {
                 Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
                 if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
@@ -342,33 +408,39 @@ public final class DeepSpeedLog extends GuardedLogParser {
         int g = s.indexOf("global_step=");
         if (g >= 0) step = Num.digitsAt(s, g + 12);
         if (step < 0) step = lastStep;
-        Map<String, String> kv = new LinkedHashMap<>();
-        for (String part : s.split(",")) {
-            int eq = part.lastIndexOf('=');
-            if (eq > 0) kv.put(lastWord(part.substring(0, eq)), part.substring(eq + 1).strip());
+        double curr = valueAfter(s, "CurrSamplesPerSec=");
+        if (Double.isNaN(curr)) {
+            // the legacy line: "0/50, SamplesPerSec=1292.64, ..."; not RunningAvgSamplesPerSec
+            int k = s.indexOf("SamplesPerSec=");
+            while (k > 0 && Character.isLetter(s.charAt(k - 1))) k = s.indexOf("SamplesPerSec=", k + 1);
+            if (k >= 0) curr = valueAfter(s, k + 14);
         }
-        double curr = Num.parse(kv.getOrDefault("CurrSamplesPerSec", kv.get("SamplesPerSec")));
         if (step >= 0 && curr > 0) {
             ds.touch(step);
             ds.put(step, "timer_samples_per_s", curr);
         }
-        String max = kv.get("MaxMemAllocated");
-        if (max != null) {
-            String v = max.endsWith("GB") ? max.substring(0, max.length() - 2) : max;
-            double gb = Num.parse(v) * GIB_TO_GB;
+        int m = s.indexOf("MaxMemAllocated=");
+        if (m >= 0) {
+            double gb = valueAfter(s, m + 16) * GIB_TO_GB;
             r.peakMemory(gb);
             if (step >= 0) ds.putMaxIfSeen(step, StepSeries.MEMORY, gb);
         }
-        r.warn("DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec, CurrSamplesPerSec) times only the last"
-                + " micro-batch and the optimizer step under gradient accumulation (log-formats.md 0.4); it is kept in"
-                + " extra as timer_samples_per_s and not used as throughput");
     }
 
-    private static String lastWord(String s) {
-        String t = s.strip();
-        int i = t.length();
-        while (i > 0 && (Character.isLetterOrDigit(t.charAt(i - 1)) || t.charAt(i - 1) == '_')) i--;
-        return t.substring(i);
+    static final String TIMER_WARNING = "DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec,"
+            + " CurrSamplesPerSec) times only the last micro-batch and the optimizer step under gradient accumulation"
+            + " (log-formats.md 0.4); it is kept in extra as timer_samples_per_s and not used as throughput";
+
+    /** The number after {@code key}, up to a comma or a unit ({@code 15.59GB}); NaN when absent. */
+    private static double valueAfter(String s, String key) {
+        int k = s.indexOf(key);
+        return k < 0 ? Double.NaN : valueAfter(s, k + key.length());
+    }
+
+    private static double valueAfter(String s, int from) {
+        int e = from;
+        while (e < s.length() && s.charAt(e) != ',' && s.charAt(e) != 'G' && !Character.isWhitespace(s.charAt(e))) e++;
+        return Num.parse(s, from, e);
     }
 
     /** One {@code label      value} line of the profiler summary (split on the last run of 2+ spaces). */

@@ -170,13 +170,10 @@ final class StepSeries {
     /** A timer's two columns, found once by name: a parser records thousands of steps of the same timers. */
     static final class Timer {
         final String name;
-        private final Column min, max;
+        /** Made when the first value comes: many timers are printed by one rank and never have a fastest. */
+        private Column min, max;
 
-        private Timer(String name, Column min, Column max) {
-            this.name = name;
-            this.min = min;
-            this.max = max;
-        }
+        private Timer(String name) { this.name = name; }
     }
 
     private final Map<String, Timer> timers = new LinkedHashMap<>();
@@ -189,7 +186,7 @@ final class StepSeries {
             timersCut = true;
             return null;
         }
-        t = new Timer(name, column(TIMER_MIN + name, true, false, false), column(TIMER_MAX + name, true, false, true));
+        t = new Timer(name);
         timers.put(name, t);
         return t;
     }
@@ -206,8 +203,14 @@ final class StepSeries {
         if (t == null || (!Double.isFinite(minS) && !Double.isFinite(maxS))) return;
         int row = row(step, true);
         if (row < 0) return;
-        if (Double.isFinite(minS)) set(t.min, row, minS);
-        if (Double.isFinite(maxS)) set(t.max, row, maxS);
+        if (Double.isFinite(minS)) {
+            if (t.min == null) t.min = column(TIMER_MIN + t.name, true, false, false);
+            set(t.min, row, minS);
+        }
+        if (Double.isFinite(maxS)) {
+            if (t.max == null) t.max = column(TIMER_MAX + t.name, true, false, true);
+            set(t.max, row, maxS);
+        }
     }
 
     /** When a step's line was printed, as seconds since an epoch; the history counts from the log's first one. */
@@ -714,7 +717,8 @@ final class StepSeries {
         if (!Double.isNaN(firstTimestamp)) for (int i = 0; i < n; i++) stamp[i] -= firstTimestamp;
         List<StepHistory.RankTimer> timers = new ArrayList<>();
         for (Timer t : this.timers.values())
-            timers.add(new StepHistory.RankTimer(t.name, historyColumn(t.min.name, order), historyColumn(t.max.name, order)));
+            timers.add(new StepHistory.RankTimer(t.name, historyColumn(TIMER_MIN + t.name, order),
+                    historyColumn(TIMER_MAX + t.name, order)));
         return new StepHistory(steps, stride, time, historyColumn("tokens_per_gpu_per_s", order), stamp,
                 historyColumn(LOSS, order), historyColumn("loss_scale", order), historyColumn(GRAD_NORM, order),
                 historyColumn(MEMORY, order), historyColumn(LR, order), historyColumn(SKIPPED, order), timers,
