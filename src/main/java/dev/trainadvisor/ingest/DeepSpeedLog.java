@@ -1,8 +1,6 @@
 package dev.trainadvisor.ingest;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -147,6 +145,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
         Engine(StepSeries series, LogResult r) {
             this.series = series;
             this.r = r;
+            this.slots = new PrintedNames<>(name -> new Slot(name, series.timer(name)), 4 * StepSeries.MAX_TIMERS);
         }
 
         /** One line; true when it is DeepSpeed's (Megatron-DeepSpeed's reader need not see it). */
@@ -232,7 +231,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
         /**
          * A {@code time (ms) | name: value | ...} line of rank N: fwd + bwd and step to the metrics (the plain line wins
          * over the {@code *_microstep} one), every timer to the history, the fastest and slowest over the ranks that
-         * print the same step. Read in place: the names come back every step ({@link #slot}).
+         * print the same step. Read in place: the names come back every step ({@link PrintedNames}).
          */
         private void breakdown(String s, int t) {
             if (lastStep != timerStep) flushTimers();
@@ -252,7 +251,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
                     while (b > a && s.charAt(b - 1) == ' ') b--;
                     double ms = Num.first(s, colon + 1, end);
                     if (b > a && ms >= 0) {
-                        Slot slot = slot(s, a, b);
+                        Slot slot = slots.get(s, a, b);
                         slot.add(ms, rank);
                         if (slot.role != OTHER && Double.isNaN(v[slot.role])) v[slot.role] = ms;
                     }
@@ -272,7 +271,6 @@ public final class DeepSpeedLog extends GuardedLogParser {
 
         /** A breakdown timer as printed, and what the ranks that printed it for {@link #timerStep} said. */
         private static final class Slot {
-            final String printed;
             final StepSeries.Timer timer;
             final int role;
             double min = Double.NaN, max = Double.NaN;
@@ -280,7 +278,6 @@ public final class DeepSpeedLog extends GuardedLogParser {
             boolean ranks;
 
             Slot(String printed, StepSeries.Timer timer) {
-                this.printed = printed;
                 this.timer = timer;
                 this.role = switch (printed) {
                     case "fwd" -> FWD;
@@ -305,29 +302,11 @@ public final class DeepSpeedLog extends GuardedLogParser {
             }
         }
 
-        private final List<Slot> slots = new ArrayList<>();
-        private int nextSlot;
-
-        /** The timer printed as {@code s[from, to)}, without a string for its name once it is known. */
-        private Slot slot(String s, int from, int to) {
-            int len = to - from;
-            for (int k = 0, m = slots.size(); k < m; k++) {
-                int i = (nextSlot + k) % m;
-                Slot t = slots.get(i);
-                if (t.printed.length() == len && s.regionMatches(from, t.printed, 0, len)) {
-                    nextSlot = (i + 1) % m;
-                    return t;
-                }
-            }
-            String name = s.substring(from, to);
-            Slot t = new Slot(name, series.timer(name));
-            if (slots.size() < 4 * StepSeries.MAX_TIMERS) slots.add(t);
-            return t;
-        }
+        private final PrintedNames<Slot> slots;
 
         /** The timers of {@link #timerStep} into the history: over ranks when two or more printed, else one rank's. */
         private void flushTimers() {
-            for (Slot t : slots) {
+            for (Slot t : slots.values()) {
                 if (Double.isNaN(t.max)) continue;
                 series.timer(timerStep, t.timer, t.ranks ? t.min / 1000 : Double.NaN, t.max / 1000);
                 t.min = t.max = Double.NaN;

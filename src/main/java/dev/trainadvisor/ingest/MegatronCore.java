@@ -89,26 +89,17 @@ final class MegatronCore {
         private double allMin = Double.NaN, allMax = Double.NaN;
         private int allRanks;
         private boolean inArgs;
-        /** The timers seen, in the order printed; the next line of a block is most likely the next of these. */
-        private final List<TimerSlot> slots = new ArrayList<>();
-        private int nextSlot;
+        /** The timers seen, by their printed names. */
+        private final PrintedNames<TimerSlot> slots;
 
-        State(StepSeries series) { this.series = series; }
+        State(StepSeries series) {
+            this.series = series;
+            this.slots = new PrintedNames<>(printed -> slot(series, printed), 4 * StepSeries.MAX_TIMERS);
+        }
 
-        /** The timer printed as {@code line[from, to)}, without a string for its name once it is known. */
+        /** The timer printed as {@code line[from, to)}. */
         TimerSlot timerSlot(String line, int from, int to) {
-            int len = to - from;
-            for (int k = 0, m = slots.size(); k < m; k++) {
-                int i = (nextSlot + k) % m;
-                TimerSlot t = slots.get(i);
-                if (t.printed.length() == len && line.regionMatches(from, t.printed, 0, len)) {
-                    nextSlot = (i + 1) % m;
-                    return t;
-                }
-            }
-            TimerSlot t = slot(series, line.substring(from, to));
-            if (slots.size() < 4 * StepSeries.MAX_TIMERS) slots.add(t);
-            return t;
+            return slots.get(line, from, to);
         }
 
         State() { this(new StepSeries()); }
@@ -521,17 +512,7 @@ final class MegatronCore {
     }
 
     /** A timer as printed, its name in the history (lower case), its columns and which metric it gives. */
-    static final class TimerSlot {
-        final String printed;
-        final StepSeries.Timer timer;
-        final int role;
-
-        TimerSlot(String printed, StepSeries.Timer timer, int role) {
-            this.printed = printed;
-            this.timer = timer;
-            this.role = role;
-        }
-    }
+    record TimerSlot(StepSeries.Timer timer, int role) {}
 
     static final int OTHER = 0, FWD_BWD = 1, OPTIMIZER = 2, FWD = 3, BWD = 4;
 
@@ -544,7 +525,7 @@ final class MegatronCore {
             case "backward-compute" -> BWD;
             default -> OTHER;
         };
-        return new TimerSlot(printed, series.timer(name), role);
+        return new TimerSlot(series.timer(name), role);
     }
 
     /** A timer of one layout or the other, by its printed name. */
@@ -560,8 +541,8 @@ final class MegatronCore {
      */
     private static void addTimer(State st, TimerSlot t, double minMs, double maxMs) {
         long step = st.lastIteration;
-        st.series.timer(step, t.timer, minMs >= 0 ? minMs / 1000 : Double.NaN, maxMs / 1000);
-        switch (t.role) {
+        st.series.timer(step, t.timer(), minMs >= 0 ? minMs / 1000 : Double.NaN, maxMs / 1000);
+        switch (t.role()) {
             case FWD_BWD -> st.series.put(step, "fwd_bwd_time_s", maxMs / 1000);
             case OPTIMIZER -> st.series.put(step, "optimizer_time_s", maxMs / 1000);
             case FWD -> st.series.put(step, FORWARD, maxMs / 1000);
