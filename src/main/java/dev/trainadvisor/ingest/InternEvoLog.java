@@ -141,6 +141,11 @@ public final class InternEvoLog extends GuardedLogParser {
         return at[2 * k] < 0 ? Double.NaN : Num.parse(s, at[2 * k], at[2 * k + 1]);
     }
 
+    /** {@link Num#approx} of key k's value (history values: their 17th digit does not matter), NaN when absent. */
+    private static double approx(String s, int[] at, int k) {
+        return at[2 * k] < 0 ? Double.NaN : Num.approx(s, at[2 * k], at[2 * k + 1]);
+    }
+
     /** Index just past the bracket that closes the one at {@code open}, or the end of the string. */
     private static int closing(String s, int open) {
         int depth = 0;
@@ -162,7 +167,7 @@ public final class InternEvoLog extends GuardedLogParser {
      */
     static double gradNorm(String s, int from, int to) {
         if (from < 0) return Double.NaN;
-        if (to <= from || s.charAt(from) != '{') return Num.parse(s, from, to);
+        if (to <= from || s.charAt(from) != '{') return Num.approx(s, from, to);
         double sum = 0;
         int found = 0;
         int i = from;
@@ -171,7 +176,9 @@ public final class InternEvoLog extends GuardedLogParser {
             if (colon < 0 || colon >= to) break;
             int end = colon + 1;
             while (end < to && s.charAt(end) != ',' && s.charAt(end) != '}') end++;
-            double v = Num.parse(s, colon + 1, end);
+            int a = colon + 1;
+            while (a < end && s.charAt(a) == ' ') a++;
+            double v = Num.approx(s, a, end);
             if (!Double.isFinite(v)) return Double.NaN;
             sum += v * v;
             found++;
@@ -233,8 +240,8 @@ public final class InternEvoLog extends GuardedLogParser {
                 if (consumed > 0) s.put(step, "consumed_tokens", consumed);
                 double cum = value(line, p, SKIPPED);
                 if (cum >= 0 && (Double.isNaN(maxCumSkipped) || cum > maxCumSkipped)) maxCumSkipped = cum;
-                s.put(step, StepSeries.LOSS, value(line, p, LOSS));
-                s.put(step, StepSeries.LR, value(line, p, LR));
+                s.put(step, StepSeries.LOSS, approx(line, p, LOSS));
+                s.put(step, StepSeries.LR, approx(line, p, LR));
                 s.put(step, StepSeries.GRAD_NORM, gradNorm(line, p[2 * GRAD_NORM], p[2 * GRAD_NORM + 1]));
                 s.put(step, StepSeries.SKIPPED, 0);                   // a metrics line is printed for updated steps only
             }

@@ -79,5 +79,11 @@ class WarmupRuleTest {
         assertEquals(100.0, Num.withUnit("100 MACs"));
         assertEquals(65.8, Num.duration("0:01:05.80"), 1e-12);
         assertTrue(Double.isNaN(Num.parse("9".repeat(100))), "no number is that long");
+        // Python's 17-digit reprs (InternEvo's loss and lr), read in place within one unit in the last place
+        for (String x : new String[] {"11.634403228759766", "4.0000000000000003e-07", "63.672620777841004", "0.1"}) {
+            double exact = Double.parseDouble(x);
+            assertEquals(exact, Num.approx(x, 0, x.length()), Math.ulp(exact), x);
+        }
+        assertEquals(5856.0, Num.approx("5,856", 0, 5), "not plain: read as parse reads it");
     }
 }
