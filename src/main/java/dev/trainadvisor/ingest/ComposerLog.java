@@ -12,6 +12,10 @@ package dev.trainadvisor.ingest;
  * is one optimizer step); the largest {@code memory/peak_reserved_mem} (else {@code memory/peak_allocated_mem}; GB of
  * 1e9 bytes as the MemoryMonitor logs them) → peak_memory_gb; steps = the last batch. Extra: samples_per_s, device_samples_per_s, tokens_per_s.
  * A header that counts tokens or samples instead of batches numbers the blocks in order.
+ *
+ * <p>History: step time, tokens/GPU/s, {@code loss/train/total}, the first learning-rate group ({@code lr-.../group0}),
+ * {@code l2-norm/grad/global}, memory ({@code memory/peak_reserved_mem}) and {@code time/train} (hours) as the
+ * timestamp. A header counting tokens or samples numbers the blocks by position: warm-up is then judged by position.
  */
 public final class ComposerLog extends GuardedLogParser {
     public static final String FORMAT = "composer";

@@ -28,6 +28,16 @@ import java.util.Map;
  * is then the larger of the engine's cumulative count and the sum of the iteration lines' counts (under the pipeline
  * engine Megatron-DeepSpeed prints 0 skipped iterations while the engine counts its overflow skips). A Hugging Face
  * Trainer run on DeepSpeed (Trainer dicts and engine lines) is left to {@link HfTrainerLog} (confidence 0.85 here).
+ *
+ * <p>History: the engine line's learning rate (the first group's), skipped (the increase of its cumulative count per
+ * step) and timestamp; the pipeline engine's loss; the ThroughputTimer's MaxMemAllocated for its global_step; every
+ * {@code [Rank N] time (ms) | name: value} timer under its printed name, for the last engine step before it (ZeRO's
+ * optimizer_* timers print before their step's engine line, so they land on the step before), the fastest and slowest
+ * over the ranks that print that step, or one rank's value as the slowest when only one prints. Configuration from
+ * DeepSpeed's configuration print ({@code train_batch_size}, {@code train_micro_batch_size_per_gpu},
+ * {@code gradient_accumulation_steps}, {@code zero_optimization_stage}, {@code bfloat16_enabled} / {@code fp16_enabled})
+ * and the engine's {@code Creating ... ZeRO stage N optimizer}; they win over Megatron-DeepSpeed's arguments (the
+ * engine says what it runs).
  */
 public final class DeepSpeedLog extends GuardedLogParser {
     public static final String FORMAT = "deepspeed";

@@ -16,6 +16,11 @@ import java.util.Map;
  * saving: a warning says so). Extra: train_runtime_s, train_samples_per_s, train_steps_per_s, train_tokens_per_s,
  * train_loss, total_flos, logged_steps (the per-step dicts), last_epoch. ParsedLog.steps is the number of per-step
  * dicts.
+ *
+ * <p>History: one entry per step dict (numbered 1, 2, ...: the Trainer prints no step numbers) with its loss,
+ * grad_norm and learning_rate; no timing. Configuration from the {@code ***** Running training *****} block:
+ * training.micro_batch_size ({@code Instantaneous batch size per device}), global_batch_size ({@code Total train batch
+ * size (w. parallel, distributed & accumulation)}), micro_batches ({@code Gradient Accumulation steps}).
  */
 public final class HfTrainerLog extends GuardedLogParser {
     public static final String FORMAT = "hf-trainer";

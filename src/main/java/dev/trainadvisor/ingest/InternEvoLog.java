@@ -20,6 +20,14 @@ import java.util.Map;
  * line); steps = the last step + 1 (steps count from 0). Configuration: training.micro_batches from
  * {@code micro_num}. Extra: real_tokens_per_gpu_per_s ({@code real_tgs}), tokens_per_step (the increase of
  * {@code num_consumed_tokens} per step, all DP ranks).
+ *
+ * <p>History: tgs, the line's timestamp, {@code loss}, {@code lr}, {@code loss_scale}, {@code grad_norm} (a dict per
+ * parameter group gives the groups' norm, sqrt of the sum of squares), skipped (0 on a metrics line, 1 for a
+ * {@code skip parameter update at step N} line) and {@code fwd_bwd_time} as a timer of one rank (no fastest).
+ * Configuration also from the launch line ({@code Distributed environment is initialized, data parallel size: 8,
+ * pipeline parallel size: 1, tensor parallel size: 1}: parallel.dp/pp/tp) and the Data Info block
+ * ({@code seq_len:}, {@code micro_num:}, {@code micro_bsz:}): training.seq_len, micro_batch_size (micro_bsz),
+ * global_batch_size (micro_bsz x micro_num x dp, else tokens per step / seq_len).
  */
 public final class InternEvoLog extends GuardedLogParser {
     public static final String FORMAT = "internevo";

@@ -8,6 +8,11 @@ import java.util.List;
 /**
  * Every log format train-advisor reads, and detection by content (DESIGN.md section 8; log-formats.md). The order of
  * {@link #all()} breaks ties of confidence: training frameworks first, then the two cluster probes.
+ *
+ * <p>Entry points: {@link #read(Path)} for a file the user names (a regular file, streamed line by line in bounded
+ * memory whatever its size; every failure a SpecException naming it), {@link #detectAndParse(String, String)} for
+ * text held already (tests), {@link #detectAndParse(LogSource)} for either. nccl-tests output alone:
+ * {@link NcclTests#read(Path)}.
  */
 public final class LogFormats {
     /** Below this confidence a log is not recognized. */

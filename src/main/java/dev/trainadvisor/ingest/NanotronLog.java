@@ -19,6 +19,9 @@ import java.util.Map;
  * {@code V/(2Lh)}, factor 3, no recompute) — not InternEvo's (no GQA, x4 with checkpointing), not core >= 0.12's
  * (causal half) and not torchtitan's (6N + 12 L H d s, embedding excluded). Its {@code hardware_tflops_per_gpu} is a
  * placeholder equal to the model figure, so it is kept in extra only.
+ *
+ * <p>History: step time, tokens/GPU/s, the line's timestamp, {@code lm_loss}, {@code lr}, {@code grad_norm}, memory
+ * (cuda_max_memory_reserved, bytes). Configuration: training.global_batch_size (the lines' global_batch_size).
  */
 public final class NanotronLog extends GuardedLogParser {
     public static final String FORMAT = "nanotron";

@@ -10,6 +10,11 @@ package dev.trainadvisor.ingest;
  * → mfu fraction ({@code N/A} under FP8/MX is skipped); the largest {@code memory} (max reserved, GiB) →
  * peak_memory_gb = GiB x 1.073741824; steps = the last step. Thousands separators ({@code 5,856},
  * {@code 1,234.56}) are read. torchtitan prints no step time and no skipped steps.
+ *
+ * <p>History: tps, the line's timestamp, loss, grad_norm, memory (GiB x 1.073741824). Configuration from
+ * {@code Training starts at step N, with local batch size B, global batch size G, [gradient accumulation steps A,]
+ * sequence length S, total steps T (warmup W)}: training.micro_batch_size, global_batch_size, micro_batches, seq_len;
+ * torchtitan prints no learning rate per step, so the warm-up length W stands for it in the warm-up rule.
  */
 public final class TorchtitanLog extends GuardedLogParser {
     public static final String FORMAT = "torchtitan";
