@@ -102,8 +102,6 @@ final class MegatronCore {
             return slots.get(line, from, to);
         }
 
-        State() { this(new StepSeries()); }
-
         /** One cleaned line of the log. */
         void line(String line) {
             // the timer block: one timer per line until a line that is not one
@@ -133,8 +131,7 @@ final class MegatronCore {
                 memoryLine(this, s);
                 return;
             }
-            int across = s.indexOf("across ranks (ms)");
-            if (across >= 0) {
+            if (s.contains("across ranks (ms)")) {
                 timerBlock = s.startsWith("times across ranks") || s.contains(" times across ranks") ? ALL_RANKS : MIN_MAX;
                 return;
             }
@@ -161,16 +158,6 @@ final class MegatronCore {
         void finish() {
             if (timerBlock != NONE) endTimerBlock(this);
         }
-    }
-
-    /** Reads a whole text (tests, and the census). */
-    static State read(String text) {
-        State st = new State();
-        try (LogSource.Pass lines = Lines.of(text)) {
-            for (String line : lines) st.line(line);
-        }
-        st.finish();
-        return st;
     }
 
     // ---------------------------------------------------------------- detection
