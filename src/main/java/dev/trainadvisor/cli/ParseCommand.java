@@ -46,8 +46,7 @@ final class ParseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String name = log.toString();
-        String text = read(log);
-        ParsedLog parsed = LogFormats.detectAndParse(text, name);
+        ParsedLog parsed = LogFormats.read(log);
         Output.write(format == Format.md ? markdown(parsed, name) : Json.of(Report.of(parsed)), out, spec.commandLine().getOut());
         return Main.OK;
     }

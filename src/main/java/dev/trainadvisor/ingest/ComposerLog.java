@@ -12,6 +12,10 @@ package dev.trainadvisor.ingest;
  * is one optimizer step); the largest {@code memory/peak_reserved_mem} (else {@code memory/peak_allocated_mem}; GB of
  * 1e9 bytes as the MemoryMonitor logs them) → peak_memory_gb; steps = the last batch. Extra: samples_per_s, device_samples_per_s, tokens_per_s.
  * A header that counts tokens or samples instead of batches numbers the blocks in order.
+ *
+ * <p>History: step time, tokens/GPU/s, {@code loss/train/total}, the first learning-rate group ({@code lr-.../group0}),
+ * {@code l2-norm/grad/global}, memory ({@code memory/peak_reserved_mem}) and {@code time/train} (hours) as the
+ * timestamp. A header counting tokens or samples numbers the blocks by position: warm-up is then judged by position.
  */
 public final class ComposerLog extends GuardedLogParser {
     public static final String FORMAT = "composer";
@@ -51,34 +55,38 @@ public final class ComposerLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         long step = -1;
         long blocks = 0;
         double[] peaks = {Double.NaN, Double.NaN};
-        for (String line : Lines.of(text)) {
-            long[] h = header(line);
-            String rest = line;
-            if (h != null) {
-                blocks++;
-                step = h[0] == 0 ? h[1] : blocks;
-                s.touch(step);
-                rest = line.substring(line.indexOf("]:") + 2);
-            }
-            if (step < 0) continue;
-            int i = Lines.indexOfWord(rest, "Train ");
-            while (i >= 0) {
-                int nameStart = i + 6;
-                int colon = rest.indexOf(": ", nameStart);
-                if (colon < 0) break;
-                String name = rest.substring(nameStart, colon).strip();
-                int v = colon + 2;
-                while (v < rest.length() && rest.charAt(v) == ' ') v++;
-                int e = v;
-                while (e < rest.length() && !Character.isWhitespace(rest.charAt(e))) e++;
-                metric(r, peaks, step, name, Num.parse(rest.substring(v, e)));
-                i = Lines.indexOfWord(rest, "Train ", e);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) {
+                long[] h = header(line);
+                String rest = line;
+                if (h != null) {
+                    blocks++;
+                    // a header that counts tokens or samples numbers the blocks: positions, not iterations
+                    if (h[0] != 0) s.numbered = false;
+                    step = h[0] == 0 ? h[1] : blocks;
+                    s.touch(step);
+                    rest = line.substring(line.indexOf("]:") + 2);
+                }
+                if (step < 0) continue;
+                int i = Lines.indexOfWord(rest, "Train ");
+                while (i >= 0) {
+                    int nameStart = i + 6;
+                    int colon = rest.indexOf(": ", nameStart);
+                    if (colon < 0) break;
+                    String name = rest.substring(nameStart, colon).strip();
+                    int v = colon + 2;
+                    while (v < rest.length() && rest.charAt(v) == ' ') v++;
+                    int e = v;
+                    while (e < rest.length() && !Character.isWhitespace(rest.charAt(e))) e++;
+                    metric(r, peaks, step, name, Num.parse(rest.substring(v, e)));
+                    i = Lines.indexOfWord(rest, "Train ", e);
+                }
             }
         }
         r.peakMemory(peaks[0]);
@@ -98,10 +106,27 @@ public final class ComposerLog extends GuardedLogParser {
         if (!Double.isFinite(v) || v < 0) return;
         if (name.startsWith("memory/peak_reserved_mem")) {
             peaks[0] = Double.isNaN(peaks[0]) ? v : Math.max(peaks[0], v);
+            s.putMax(step, StepSeries.MEMORY, v);
             return;
         }
         if (name.startsWith("memory/peak_allocated_mem")) {
             peaks[1] = Double.isNaN(peaks[1]) ? v : Math.max(peaks[1], v);
+            return;
+        }
+        if (name.startsWith("loss/train/total")) {
+            s.put(step, StepSeries.LOSS, v);
+            return;
+        }
+        if (name.startsWith("lr-") && name.endsWith("/group0")) {
+            s.put(step, StepSeries.LR, v);
+            return;
+        }
+        if (name.equals("l2-norm/grad/global")) {
+            s.put(step, StepSeries.GRAD_NORM, v);
+            return;
+        }
+        if (name.equals("time/train")) {
+            s.timestamp(step, v * 3600);                 // hours of training so far (the history counts seconds)
             return;
         }
         switch (name) {

@@ -28,6 +28,16 @@ import java.util.Map;
  * is then the larger of the engine's cumulative count and the sum of the iteration lines' counts (under the pipeline
  * engine Megatron-DeepSpeed prints 0 skipped iterations while the engine counts its overflow skips). A Hugging Face
  * Trainer run on DeepSpeed (Trainer dicts and engine lines) is left to {@link HfTrainerLog} (confidence 0.85 here).
+ *
+ * <p>History: the engine line's learning rate (the first group's), skipped (the increase of its cumulative count per
+ * step) and timestamp; the pipeline engine's loss; the ThroughputTimer's MaxMemAllocated for its global_step; every
+ * {@code [Rank N] time (ms) | name: value} timer under its printed name, for the last engine step before it (ZeRO's
+ * optimizer_* timers print before their step's engine line, so they land on the step before), the fastest and slowest
+ * over the ranks that print that step, or one rank's value as the slowest when only one prints. Configuration from
+ * DeepSpeed's configuration print ({@code train_batch_size}, {@code train_micro_batch_size_per_gpu},
+ * {@code gradient_accumulation_steps}, {@code zero_optimization_stage}, {@code bfloat16_enabled} / {@code fp16_enabled})
+ * and the engine's {@code Creating ... ZeRO stage N optimizer}; they win over Megatron-DeepSpeed's arguments (the
+ * engine says what it runs).
  */
 public final class DeepSpeedLog extends GuardedLogParser {
     public static final String FORMAT = "deepspeed";
@@ -82,92 +92,303 @@ public final class DeepSpeedLog extends GuardedLogParser {
     }
 
     @Override
-    ParsedLog read(String text) {
-        return read(text, FORMAT);
+    ParsedLog read(LogSource log) {
+        return read(log, FORMAT);
     }
 
-    /** Reads DeepSpeed's lines and Megatron-DeepSpeed's; {@code format} labels the result. */
-    static ParsedLog read(String text, String format) {
+    /**
+     * DeepSpeed's own values that Megatron-DeepSpeed's iteration lines and timers may also give: kept apart and used
+     * only for the steps Megatron's lines leave without one (the framework's own iteration time wins).
+     */
+    static final String DS_STEP_TIME = "\u0000ds-step_time_s", DS_SAMPLES = "\u0000ds-samples_per_s",
+            DS_FWD_BWD = "\u0000ds-fwd_bwd_time_s", DS_OPTIMIZER = "\u0000ds-optimizer_time_s";
+
+    /** Reads DeepSpeed's lines and Megatron-DeepSpeed's in one pass; {@code format} labels the result. */
+    static ParsedLog read(LogSource log, String format) {
         LogResult r = new LogResult(format);
-        StepSeries ds = new StepSeries();
+        StepSeries series = r.series;
+        MegatronCore.State st = new MegatronCore.State(series);
+        Engine e = new Engine(series, r);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) if (!e.line(line)) st.line(line);     // Megatron's lines are not DeepSpeed's
+        }
+        st.finish();
+        e.finish();
+        // Megatron-DeepSpeed lines in the same log: the framework's own iteration time, tgs, TFLOPs, dump
+        if (st.iterationLines > 0 || !st.args.isEmpty() || !Double.isNaN(st.peakMemoryGb)) MegatronDeepSpeedLog.fill(st, r);
+        series.fallback("step_time_s", DS_STEP_TIME);
+        series.fallback("samples_per_s", DS_SAMPLES);
+        series.fallbackSum(DS_FWD_BWD, MICRO_FWD, MICRO_BWD);
+        series.fallback(DS_OPTIMIZER, MICRO_OPT);
+        series.fallback("fwd_bwd_time_s", DS_FWD_BWD);
+        series.fallback("optimizer_time_s", DS_OPTIMIZER);
+        e.config.forEach(r.config::put);                 // the engine that runs says best what it runs
+        long lastStep = e.lastStep;
+        if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
+        if (!Double.isNaN(e.skippedCum))
+            r.skippedSteps = Double.isNaN(r.skippedSteps) ? e.skippedCum : Math.max(r.skippedSteps, e.skippedCum);
+        if (format.equals(FORMAT) && series.size() == 0) r.warn("no DeepSpeed step, timer or profiler lines found");
+        if (!format.equals(FORMAT) && st.iterationLines == 0) r.warn("no training_log iteration lines found");
+        return r.build();
+    }
+
+    private static final String MICRO_FWD = "\u0000ds-micro-fwd", MICRO_BWD = "\u0000ds-micro-bwd",
+            MICRO_OPT = "\u0000ds-micro-opt";
+
+    /** DeepSpeed's own lines, one at a time. */
+    private static final class Engine {
+        final StepSeries series;
+        final LogResult r;
+        final java.util.Map<String, Object> config = new LinkedHashMap<>();
+        final java.util.Map<String, String> printed = new LinkedHashMap<>();
         long lastStep = -1;
         double skippedCum = Double.NaN;
-        boolean inProfile = false;
-        long profileStep = -1;
-        Map<String, Double> profile = new LinkedHashMap<>();
-        for (String line : Lines.of(text)) {
+        private double prevSkipped = Double.NaN;
+        private long prevSkipStep = -1;
+        private boolean inProfile;
+        private long profileStep = -1;
+        private final Map<String, Double> profile = new LinkedHashMap<>();
+        /** The step the breakdown timers in the slots belong to. */
+        private long timerStep = -1;
+        private boolean timerSeen;
+
+        Engine(StepSeries series, LogResult r) {
+            this.series = series;
+            this.r = r;
+            this.slots = new PrintedNames<>(name -> new Slot(name, series.timer(name)), 4 * StepSeries.MAX_TIMERS);
+        }
+
+        /** One line; true when it is DeepSpeed's (Megatron-DeepSpeed's reader need not see it). */
+        boolean line(String line) {
             String s = line.strip();
             if (isProfilerHeader(s)) {
                 inProfile = true;
-                continue;
+                return true;
             }
             if (inProfile) {
                 int at = s.indexOf("Profile Summary at step");
                 if (at >= 0) {
                     profileStep = Num.digitsAt(s, at + 23);
-                    continue;
+                    return true;
                 }
                 if (s.startsWith("-----") || s.startsWith("Aggregated Profile") || s.startsWith("Detailed Profile")) {
                     if (!profile.isEmpty()) inProfile = false;
-                    continue;
+                    return true;
                 }
                 profileLine(s, profile, r);          // and read on: a summary cut short leaves the block open
             }
             long step = engineStep(s);
             if (step >= 0) {
-                ds.touch(step);
-                lastStep = Math.max(lastStep, step);
-                int k = s.indexOf(", skipped=");
-                long sk = Num.digitsAt(s, k + 10);
-                if (sk >= 0 && (Double.isNaN(skippedCum) || sk > skippedCum)) skippedCum = sk;
-                continue;
+                engineLine(s, step);
+                return true;
             }
             int sps = s.indexOf("SamplesPerSec=");
             if (sps >= 0) {
-                timerLine(s, ds, lastStep, r);
-                continue;
+                timerLine(s, series, lastStep, r);
+                timerSeen = true;
+                return true;
             }
             int t = s.indexOf("time (ms)");
-            if (t >= 0 && s.indexOf('|', t) > 0 && lastStep >= 0) {
-                Map<String, String> f = MegatronCore.segments(s.substring(s.indexOf('|', t) + 1));
-                breakdown(f, ds, lastStep);
-                continue;
+            if (t >= 0 && s.indexOf('|', t) > 0 && s.lastIndexOf("[Rank ", t) >= 0) {
+                if (lastStep >= 0) breakdown(s, t);
+                return true;
             }
             long pipe = pipeStep(s);
             if (pipe >= 0) {
-                ds.touch(pipe);
+                series.touch(pipe);
                 lastStep = Math.max(lastStep, pipe);
                 int it = s.indexOf("iter time (s):");
                 double sec = Num.first(s.substring(it + 14));
-                if (sec > 0) ds.put(pipe, "step_time_s", sec);
+                if (sec > 0) series.put(pipe, DS_STEP_TIME, sec);
                 int sp = s.indexOf("samples/sec:");
                 if (sp >= 0) {
                     double v = Num.first(s.substring(sp + 12));
-                    if (v > 0) ds.put(pipe, "samples_per_s", v);
+                    if (v > 0) series.put(pipe, DS_SAMPLES, v);
+                }
+                int loss = s.indexOf(" loss: ");
+                if (loss >= 0) series.put(pipe, StepSeries.LOSS, Num.first(s.substring(loss + 7)));
+                return true;
+            }
+            return configLine(s);
+        }
+
+        /** {@code [Rank 0] step=N, skipped=K, lr=[...], mom=[...]}: the step, its time, learning rate and skips. */
+        private void engineLine(String s, long step) {
+            series.touch(step);
+            lastStep = Math.max(lastStep, step);
+            series.timestamp(step, Stamp.at(s));
+            int k = s.indexOf(", skipped=");
+            long sk = Num.digitsAt(s, k + 10);
+            if (sk >= 0) {
+                if (Double.isNaN(skippedCum) || sk > skippedCum) skippedCum = sk;
+                // the count is cumulative: a step's share is its increase over the steps since the previous line
+                if (!Double.isNaN(prevSkipped) && step > prevSkipStep)
+                    series.put(step, StepSeries.SKIPPED, Math.max(0, Math.min(1, (sk - prevSkipped) / (step - prevSkipStep))));
+                else if (sk == 0) series.put(step, StepSeries.SKIPPED, 0);
+                if (step > prevSkipStep) {
+                    prevSkipped = sk;
+                    prevSkipStep = step;
+                }
+            }
+            int lr = s.indexOf("lr=[", k);
+            if (lr >= 0) {
+                int end = lr + 4;
+                while (end < s.length() && s.charAt(end) != ',' && s.charAt(end) != ']') end++;
+                series.put(step, StepSeries.LR, Num.parse(s, lr + 4, end));
+            }
+        }
+
+        /**
+         * A {@code time (ms) | name: value | ...} line of rank N: fwd + bwd and step to the metrics (the plain line wins
+         * over the {@code *_microstep} one), every timer to the history, the fastest and slowest over the ranks that
+         * print the same step. Read in place: the names come back every step ({@link PrintedNames}).
+         */
+        private void breakdown(String s, int t) {
+            if (lastStep != timerStep) flushTimers();
+            timerStep = lastStep;
+            int rank = rank(s);
+            double[] v = new double[ROLES];
+            java.util.Arrays.fill(v, Double.NaN);
+            int n = s.length();
+            int i = s.indexOf('|', t) + 1;
+            while (i > 0 && i < n) {
+                int bar = s.indexOf('|', i);
+                int end = bar < 0 ? n : bar;
+                int colon = s.indexOf(':', i);
+                if (colon > i && colon < end) {
+                    int a = i, b = colon;
+                    while (a < b && s.charAt(a) == ' ') a++;
+                    while (b > a && s.charAt(b - 1) == ' ') b--;
+                    double ms = Num.first(s, colon + 1, end);
+                    if (b > a && ms >= 0) {
+                        Slot slot = slots.get(s, a, b);
+                        slot.add(ms, rank);
+                        if (slot.role != OTHER && Double.isNaN(v[slot.role])) v[slot.role] = ms;
+                    }
+                }
+                i = end + 1;
+            }
+            if (v[FWD] >= 0 && v[BWD] >= 0) series.put(lastStep, DS_FWD_BWD, (v[FWD] + v[BWD]) / 1000);
+            if (v[STEP] >= 0) series.put(lastStep, DS_OPTIMIZER, v[STEP] / 1000);
+            if (v[FWD_MICRO] >= 0 && v[BWD_MICRO] >= 0) {
+                series.put(lastStep, MICRO_FWD, v[FWD_MICRO] / 1000);
+                series.put(lastStep, MICRO_BWD, v[BWD_MICRO] / 1000);
+            }
+            if (v[STEP_MICRO] >= 0) series.put(lastStep, MICRO_OPT, v[STEP_MICRO] / 1000);
+        }
+
+        static final int OTHER = 0, FWD = 1, BWD = 2, STEP = 3, FWD_MICRO = 4, BWD_MICRO = 5, STEP_MICRO = 6, ROLES = 7;
+
+        /** A breakdown timer as printed, and what the ranks that printed it for {@link #timerStep} said. */
+        private static final class Slot {
+            final StepSeries.Timer timer;
+            final int role;
+            double min = Double.NaN, max = Double.NaN;
+            int rank;
+            boolean ranks;
+
+            Slot(String printed, StepSeries.Timer timer) {
+                this.timer = timer;
+                this.role = switch (printed) {
+                    case "fwd" -> FWD;
+                    case "bwd" -> BWD;
+                    case "step" -> STEP;
+                    case "fwd_microstep" -> FWD_MICRO;
+                    case "bwd_microstep" -> BWD_MICRO;
+                    case "step_microstep" -> STEP_MICRO;
+                    default -> OTHER;
+                };
+            }
+
+            void add(double ms, int r) {
+                if (Double.isNaN(max)) {
+                    min = max = ms;
+                    rank = r;
+                } else {
+                    min = Math.min(min, ms);
+                    max = Math.max(max, ms);
+                    if (r != rank) ranks = true;
                 }
             }
         }
-        settleBreakdown(ds);
-        // Megatron-DeepSpeed lines in the same log: the framework's own iteration time, tgs, TFLOPs, dump
-        MegatronCore.State st = MegatronCore.read(text);
-        if (st.iterationLines > 0 || !st.args.isEmpty() || !Double.isNaN(st.peakMemoryGb)) {
-            MegatronDeepSpeedLog.fill(st, r);
+
+        private final PrintedNames<Slot> slots;
+
+        /** The timers of {@link #timerStep} into the history: over ranks when two or more printed, else one rank's. */
+        private void flushTimers() {
+            for (Slot t : slots.values()) {
+                if (Double.isNaN(t.max)) continue;
+                series.timer(timerStep, t.timer, t.ranks ? t.min / 1000 : Double.NaN, t.max / 1000);
+                t.min = t.max = Double.NaN;
+                t.ranks = false;
+            }
         }
-        r.series.mergeFrom(ds);
-        if (!profile.isEmpty()) {
-            Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
-            if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
-            long step = profileStep >= 0 ? profileStep : Math.max(0, lastStep);
-            r.series.touch(step);
-            profile.forEach((k, v) -> r.series.put(step, k, v));
-            lastStep = Math.max(lastStep, step);
+
+        /** N of {@code [Rank N]}, or -1. */
+        private static int rank(String s) {
+            int i = s.indexOf("[Rank ");
+            long v = i < 0 ? -1 : Num.digitsAt(s, i + 6);
+            return v < 0 || v > Integer.MAX_VALUE ? -1 : (int) v;
         }
-        if (lastStep >= 0) r.totalSteps = Double.isNaN(r.totalSteps) ? lastStep : Math.max(r.totalSteps, lastStep);
-        if (!Double.isNaN(skippedCum))
-            r.skippedSteps = Double.isNaN(r.skippedSteps) ? skippedCum : Math.max(r.skippedSteps, skippedCum);
-        if (format.equals(FORMAT) && r.series.size() == 0) r.warn("no DeepSpeed step, timer or profiler lines found");
-        if (!format.equals(FORMAT) && st.iterationLines == 0) r.warn("no training_log iteration lines found");
-        return r.build();
+
+        /**
+         * DeepSpeed's configuration print ({@code [config.py:N:print]   train_batch_size ....... 256}) and the engine's
+         * {@code Creating fp16 ZeRO stage 2 optimizer}.
+         */
+        private boolean configLine(String s) {
+            int pr = s.indexOf(":print]");
+            if (pr >= 0) {
+                // "  name ........ value"; a name of 29 characters or more has no dots: "  name  value"
+                String rest = s.substring(pr + 7).strip();
+                int e = 0;
+                while (e < rest.length() && (Character.isLetterOrDigit(rest.charAt(e)) || rest.charAt(e) == '_')) e++;
+                int v = e;
+                while (v < rest.length() && (rest.charAt(v) == ' ' || rest.charAt(v) == '.')) v++;
+                if (e > 0 && v > e && v < rest.length() && printed.size() < 1000)
+                    printed.putIfAbsent(rest.substring(0, e), rest.substring(v).strip());
+                return true;
+            }
+            int z = s.indexOf("ZeRO stage ");
+            if (z < 0) z = s.indexOf("ZeRO Stage ");
+            if (z >= 0) {
+                long stage = Num.digitsAt(s, z + 11);
+                if (stage >= 0 && stage <= 3) config.putIfAbsent("parallel.zero_stage", (int) stage);
+            }
+            return false;
+        }
+
+        void finish() {
+            flushTimers();
+            if (timerSeen) r.warn(TIMER_WARNING);
+            if (!profile.isEmpty()) {
+                Double fb = profile.remove("profiler_fwd_bwd_tflops_per_gpu");
+                if (fb != null) profile.putIfAbsent("profiler_tflops_per_gpu", fb);
+                long step = profileStep >= 0 ? profileStep : Math.max(0, lastStep);
+                series.touch(step);
+                profile.forEach((k, v) -> series.put(step, switch (k) {
+                    case "step_time_s" -> DS_STEP_TIME;
+                    case "samples_per_s" -> DS_SAMPLES;
+                    case "fwd_bwd_time_s" -> DS_FWD_BWD;
+                    case "optimizer_time_s" -> DS_OPTIMIZER;
+                    default -> k;
+                }, v));
+                lastStep = Math.max(lastStep, step);
+            }
+            int global = MegatronCore.intArg(printed, "train_batch_size");
+            if (global > 0) config.put("training.global_batch_size", global);
+            int micro = MegatronCore.intArg(printed, "train_micro_batch_size_per_gpu");
+            if (micro > 0) config.put("training.micro_batch_size", micro);
+            int accumulation = MegatronCore.intArg(printed, "gradient_accumulation_steps");
+            if (accumulation > 0) config.put("training.micro_batches", accumulation);
+            double stage = Num.parse(printed.get("zero_optimization_stage"));
+            if (stage == 0 || stage == 1 || stage == 2 || stage == 3) config.put("parallel.zero_stage", (int) stage);
+            Boolean bf16 = MegatronCore.boolArg(printed, "bfloat16_enabled");
+            if (bf16 == null) bf16 = MegatronCore.boolArg(printed, "bf16_enabled");
+            Boolean fp16 = MegatronCore.boolArg(printed, "fp16_enabled");
+            if (Boolean.TRUE.equals(bf16)) config.put("training.precision", "bf16");
+            else if (Boolean.TRUE.equals(fp16)) config.put("training.precision", "fp16");
+            else if (bf16 != null && fp16 != null) config.put("training.precision", "fp32");
+        }
     }
 
     /** The ThroughputTimer line: samples/s to extra (with the warning), MaxMemAllocated to peak memory. */
@@ -176,57 +397,39 @@ public final class DeepSpeedLog extends GuardedLogParser {
         int g = s.indexOf("global_step=");
         if (g >= 0) step = Num.digitsAt(s, g + 12);
         if (step < 0) step = lastStep;
-        Map<String, String> kv = new LinkedHashMap<>();
-        for (String part : s.split(",")) {
-            int eq = part.lastIndexOf('=');
-            if (eq > 0) kv.put(lastWord(part.substring(0, eq)), part.substring(eq + 1).strip());
+        double curr = valueAfter(s, "CurrSamplesPerSec=");
+        if (Double.isNaN(curr)) {
+            // the legacy line: "0/50, SamplesPerSec=1292.64, ..."; not RunningAvgSamplesPerSec
+            int k = s.indexOf("SamplesPerSec=");
+            while (k > 0 && Character.isLetter(s.charAt(k - 1))) k = s.indexOf("SamplesPerSec=", k + 1);
+            if (k >= 0) curr = valueAfter(s, k + 14);
         }
-        double curr = Num.parse(kv.getOrDefault("CurrSamplesPerSec", kv.get("SamplesPerSec")));
         if (step >= 0 && curr > 0) {
             ds.touch(step);
             ds.put(step, "timer_samples_per_s", curr);
         }
-        String max = kv.get("MaxMemAllocated");
-        if (max != null) {
-            String v = max.endsWith("GB") ? max.substring(0, max.length() - 2) : max;
-            r.peakMemory(Num.parse(v) * GIB_TO_GB);
+        int m = s.indexOf("MaxMemAllocated=");
+        if (m >= 0) {
+            double gb = valueAfter(s, m + 16) * GIB_TO_GB;
+            r.peakMemory(gb);
+            if (step >= 0) ds.putMaxIfSeen(step, StepSeries.MEMORY, gb);
         }
-        r.warn("DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec, CurrSamplesPerSec) times only the last"
-                + " micro-batch and the optimizer step under gradient accumulation (log-formats.md 0.4); it is kept in"
-                + " extra as timer_samples_per_s and not used as throughput");
     }
 
-    private static String lastWord(String s) {
-        String t = s.strip();
-        int i = t.length();
-        while (i > 0 && (Character.isLetterOrDigit(t.charAt(i - 1)) || t.charAt(i - 1) == '_')) i--;
-        return t.substring(i);
+    static final String TIMER_WARNING = "DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec,"
+            + " CurrSamplesPerSec) times only the last micro-batch and the optimizer step under gradient accumulation"
+            + " (log-formats.md 0.4); it is kept in extra as timer_samples_per_s and not used as throughput";
+
+    /** The number after {@code key}, up to a comma or a unit ({@code 15.59GB}); NaN when absent. */
+    private static double valueAfter(String s, String key) {
+        int k = s.indexOf(key);
+        return k < 0 ? Double.NaN : valueAfter(s, k + key.length());
     }
 
-    /**
-     * {@code fwd: | bwd: | step:} (ms, per global step). The {@code *_microstep} line is kept under temporary keys and
-     * used only for steps without the plain line ({@link #settleBreakdown}).
-     */
-    private static void breakdown(Map<String, String> f, StepSeries ds, long step) {
-        double fwd = Num.first(f.get("fwd")), bwd = Num.first(f.get("bwd")), opt = Num.first(f.get("step"));
-        if (fwd >= 0 && bwd >= 0) ds.put(step, "fwd_bwd_time_s", (fwd + bwd) / 1000);
-        if (opt >= 0) ds.put(step, "optimizer_time_s", opt / 1000);
-        double fm = Num.first(f.get("fwd microstep")), bm = Num.first(f.get("bwd microstep"));
-        double sm = Num.first(f.get("step microstep"));
-        if (fm >= 0 && bm >= 0) ds.put(step, MICRO_FB, (fm + bm) / 1000);
-        if (sm >= 0) ds.put(step, MICRO_OPT, sm / 1000);
-    }
-
-    private static final String MICRO_FB = "\u0000micro_fwd_bwd", MICRO_OPT = "\u0000micro_opt";
-
-    private static void settleBreakdown(StepSeries ds) {
-        long[] steps = ds.steps();
-        double[] fb = ds.remove(MICRO_FB), opt = ds.remove(MICRO_OPT);
-        for (int i = 0; i < steps.length; i++) {
-            // put keeps a value already there: the plain line's wins
-            if (!Double.isNaN(fb[i])) ds.put(steps[i], "fwd_bwd_time_s", fb[i]);
-            if (!Double.isNaN(opt[i])) ds.put(steps[i], "optimizer_time_s", opt[i]);
-        }
+    private static double valueAfter(String s, int from) {
+        int e = from;
+        while (e < s.length() && s.charAt(e) != ',' && s.charAt(e) != 'G' && !Character.isWhitespace(s.charAt(e))) e++;
+        return Num.parse(s, from, e);
     }
 
     /** One {@code label      value} line of the profiler summary (split on the last run of 2+ spaces). */

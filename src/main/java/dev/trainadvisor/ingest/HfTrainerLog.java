@@ -16,6 +16,11 @@ import java.util.Map;
  * saving: a warning says so). Extra: train_runtime_s, train_samples_per_s, train_steps_per_s, train_tokens_per_s,
  * train_loss, total_flos, logged_steps (the per-step dicts), last_epoch. ParsedLog.steps is the number of per-step
  * dicts.
+ *
+ * <p>History: one entry per step dict (numbered 1, 2, ...: the Trainer prints no step numbers) with its loss,
+ * grad_norm and learning_rate; no timing. Configuration from the {@code ***** Running training *****} block:
+ * training.micro_batch_size ({@code Instantaneous batch size per device}), global_batch_size ({@code Total train batch
+ * size (w. parallel, distributed & accumulation)}), micro_batches ({@code Gradient Accumulation steps}).
  */
 public final class HfTrainerLog extends GuardedLogParser {
     public static final String FORMAT = "hf-trainer";
@@ -83,36 +88,47 @@ public final class HfTrainerLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
+        r.series.numbered = false;                      // the Trainer prints no step numbers: dicts are counted
         Map<String, String> end = new LinkedHashMap<>();
         int logged = 0;
         double epoch = Double.NaN;
         boolean metricsBlock = false;
-        for (String line : Lines.of(text)) {
-            if (line.contains("***** train metrics *****")) {
-                metricsBlock = true;
-                continue;
-            }
-            Map<String, String> d = dict(line);
-            if (d != null) {
-                metricsBlock = false;
-                if (d.containsKey("train_runtime")) {
-                    d.forEach(end::putIfAbsent);
-                } else if (d.containsKey("loss")) {
-                    logged++;
-                    r.series.touch(logged);
-                    double e = Num.parse(d.get("epoch"));
-                    if (Double.isFinite(e)) epoch = e;
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) {
+                if (line.contains("***** train metrics *****")) {
+                    metricsBlock = true;
+                    continue;
                 }
-                continue;
-            }
-            if (metricsBlock) {
-                String s = line.strip();
-                int eq = s.indexOf(" = ");
-                String key = eq > 0 ? s.substring(0, eq).strip() : "";
-                if (!key.isEmpty() && key.indexOf(' ') < 0) end.putIfAbsent(key, s.substring(eq + 3).strip());
-                else metricsBlock = false;
+                Map<String, String> d = dict(line);
+                if (d != null) {
+                    metricsBlock = false;
+                    if (d.containsKey("train_runtime")) {
+                        if (end.size() < 1000) d.forEach(end::putIfAbsent);
+                    } else if (d.containsKey("loss")) {
+                        logged++;
+                        r.series.touch(logged);
+                        r.series.put(logged, StepSeries.LOSS, Num.parse(d.get("loss")));
+                        r.series.put(logged, StepSeries.GRAD_NORM, Num.parse(d.get("grad_norm")));
+                        r.series.put(logged, StepSeries.LR, Num.parse(d.get("learning_rate")));
+                        double e = Num.parse(d.get("epoch"));
+                        if (Double.isFinite(e)) epoch = e;
+                    }
+                    continue;
+                }
+                if (metricsBlock) {
+                    String s = line.strip();
+                    int eq = s.indexOf(" = ");
+                    String key = eq > 0 ? s.substring(0, eq).strip() : "";
+                    if (!key.isEmpty() && key.indexOf(' ') < 0) {
+                        if (end.size() < 1000) end.putIfAbsent(key, s.substring(eq + 3).strip());
+                    } else {
+                        metricsBlock = false;
+                    }
+                    continue;
+                }
+                runningTraining(line, r);
             }
         }
         double runtime = Num.duration(unquote(end.get("train_runtime")));
@@ -145,5 +161,25 @@ public final class HfTrainerLog extends GuardedLogParser {
         if (t.length() >= 2 && (t.charAt(0) == '\'' || t.charAt(0) == '"') && t.charAt(t.length() - 1) == t.charAt(0))
             return t.substring(1, t.length() - 1);
         return t;
+    }
+
+    /**
+     * The {@code ***** Running training *****} block (Trainer._inner_training_loop):
+     * {@code Instantaneous batch size per device = 8} (training.micro_batch_size),
+     * {@code Total train batch size (w. parallel, distributed & accumulation) = 64} (training.global_batch_size),
+     * {@code Gradient Accumulation steps = 4} (training.micro_batches). Numbers may have thousands separators.
+     */
+    static void runningTraining(String line, LogResult r) {
+        if (line.indexOf(" = ") < 0) return;
+        put(line, "Instantaneous batch size per device = ", "training.micro_batch_size", r);
+        put(line, "Total train batch size (w. parallel, distributed & accumulation) = ", "training.global_batch_size", r);
+        put(line, "Gradient Accumulation steps = ", "training.micro_batches", r);
+    }
+
+    private static void put(String line, String key, String field, LogResult r) {
+        int i = line.indexOf(key);
+        if (i < 0) return;
+        double v = Num.first(line, i + key.length(), line.length());
+        if (v >= 1 && v == Math.rint(v) && v <= Integer.MAX_VALUE) r.config.putIfAbsent(field, (int) v);
     }
 }

@@ -1,21 +1,18 @@
 package dev.trainadvisor.ingest;
 
-import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.function.Predicate;
 
-/** Splits a log into cleaned lines (log-formats.md section 0.5). */
+/**
+ * A log as cleaned lines (log-formats.md section 0.5): split at {@code \n} and at {@code \r} (progress bars overwrite a
+ * line with a bare carriage return), each passed through {@link LogText#clean} (ANSI colours, launcher prefixes), blank
+ * lines dropped. {@link LogSource} reads them from a file or a string; this class holds what both share.
+ */
 final class Lines {
     private Lines() {}
 
-    /**
-     * The lines of {@code text}, split at {@code \n} and at {@code \r} (progress bars overwrite a line with a bare
-     * carriage return), each passed through {@link LogText#clean} (ANSI colours, launcher prefixes). Empty lines are
-     * dropped. Lazy: each line is cut when the loop reaches it, so a parse holds one line at a time, not a list of
-     * all of them.
-     */
-    static Iterable<String> of(String text) {
-        return () -> new Cursor(text == null ? "" : text);
+    /** The cleaned lines of {@code text} (a {@link LogSource} pass: lazy, one line at a time). */
+    static LogSource.Pass of(String text) {
+        return LogSource.of(text, null).lines();
     }
 
     /**
@@ -23,66 +20,25 @@ final class Lines {
      * false; for confidence checks that stop as soon as they know.
      */
     static void scan(String text, Predicate<String> visitor) {
-        for (String line : of(text)) if (!visitor.test(line)) return;
+        try (LogSource.Pass lines = of(text)) {
+            for (String line : lines) if (!visitor.test(line)) return;
+        }
     }
 
-    /** One pass over the text; the next {@code \n}, {@code \r} and escape are found with indexOf and remembered. */
-    private static final class Cursor implements Iterator<String> {
-        private final String text;
-        private final int n;
-        private int pos;
-        private int nextLf = -1, nextCr = -1, nextEsc = -1;
-        private String next;
+    /** {@link LogText#clean} of a raw line, or null when nothing but white space is left. */
+    static String cleaned(String raw) {
+        String line = LogText.clean(raw);
+        return line.isBlank() ? null : line;
+    }
 
-        Cursor(String text) {
-            this.text = text;
-            this.n = text.length();
-        }
-
-        @Override
-        public boolean hasNext() {
-            while (next == null && pos <= n) {
-                int end = lineEnd();
-                next = line(pos, end);
-                pos = end + 1;
-            }
-            return next != null;
-        }
-
-        @Override
-        public String next() {
-            if (!hasNext()) throw new NoSuchElementException();
-            String line = next;
-            next = null;
-            return line;
-        }
-
-        /** Index of the first {@code \n} or {@code \r} at or after pos, or n. */
-        private int lineEnd() {
-            if (nextLf < pos) nextLf = find('\n');
-            if (nextCr < pos) nextCr = find('\r');
-            return Math.min(nextLf, nextCr);
-        }
-
-        private int find(char c) {
-            int i = text.indexOf(c, pos);
-            return i < 0 ? n : i;
-        }
-
-        /** The cleaned line text[start, end), or null when it is blank. */
-        private String line(int start, int end) {
-            if (end <= start) return null;
-            if (nextEsc < start) nextEsc = find(LogText.ESC);
-            if (nextEsc < end) {
-                // colour codes: the regex clean-up (rare)
-                String line = LogText.clean(text.substring(start, end));
-                return line.isBlank() ? null : line;
-            }
-            int from = LogText.prefixEnd(text, start, end);
-            int k = from;
-            while (k < end && Character.isWhitespace(text.charAt(k))) k++;
-            return k == end ? null : text.substring(from, end);
-        }
+    /** A raw line without escapes: its launcher prefix dropped, or null when it is blank. */
+    static String unprefixed(String raw) {
+        int n = raw.length();
+        int from = LogText.prefixEnd(raw, 0, n);
+        int j = from;
+        while (j < n && Character.isWhitespace(raw.charAt(j))) j++;
+        if (j == n) return null;
+        return from == 0 ? raw : raw.substring(from);
     }
 
     /** True when {@code s} has {@code word} at {@code at} with no letter, digit or underscore just before it. */

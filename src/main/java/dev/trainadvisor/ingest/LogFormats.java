@@ -2,11 +2,17 @@ package dev.trainadvisor.ingest;
 
 import dev.trainadvisor.input.SpecException;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
  * Every log format train-advisor reads, and detection by content (DESIGN.md section 8; log-formats.md). The order of
  * {@link #all()} breaks ties of confidence: training frameworks first, then the two cluster probes.
+ *
+ * <p>Entry points: {@link #read(Path)} for a file the user names (a regular file, streamed line by line in bounded
+ * memory whatever its size; every failure a SpecException naming it), {@link #detectAndParse(String, String)} for
+ * text held already (tests), {@link #detectAndParse(LogSource)} for either. nccl-tests output alone:
+ * {@link NcclTests#read(Path)}.
  */
 public final class LogFormats {
     /** Below this confidence a log is not recognized. */
@@ -35,17 +41,15 @@ public final class LogFormats {
         return null;
     }
 
-    /** Detection looks at the head and the tail of a log, not all of it: formats show in their first and last lines. */
-    static final int SAMPLE_HEAD = 1 << 20, SAMPLE_TAIL = 1 << 18;
-
-    /** The first MiB and the last 256 KiB of {@code text}, cut at line ends (all of it when shorter). */
-    static String sample(String text) {
-        if (text.length() <= SAMPLE_HEAD + SAMPLE_TAIL) return text;
-        int headEnd = text.lastIndexOf('\n', SAMPLE_HEAD);
-        if (headEnd < 0) headEnd = SAMPLE_HEAD;
-        int tailStart = text.indexOf('\n', text.length() - SAMPLE_TAIL);
-        if (tailStart < 0) tailStart = text.length() - SAMPLE_TAIL;
-        return text.substring(0, headEnd) + "\n" + text.substring(tailStart + 1);
+    /**
+     * Reads a log file: detects its format from its head and tail ({@link LogSource#sample()}) and parses it in one
+     * streaming pass, in memory bounded whatever its size. The entry point for callers that name a file.
+     *
+     * @throws SpecException naming the file when it is not a regular file, cannot be read, is larger than
+     *                       {@link LogSource#MAX_BYTES}, or no parser reaches {@link #MIN_CONFIDENCE}
+     */
+    public static ParsedLog read(Path file) {
+        return detectAndParse(LogSource.of(file));
     }
 
     /**
@@ -54,8 +58,22 @@ public final class LogFormats {
      * @throws SpecException naming {@code fileName} when no parser reaches {@link #MIN_CONFIDENCE}
      */
     public static ParsedLog detectAndParse(String text, String fileName) {
-        String t = text == null ? "" : text;
-        String sample = sample(t);
+        return detectAndParse(LogSource.of(text, fileName));
+    }
+
+    /** Detects the format of {@code log} and parses it (see {@link #read(Path)}). */
+    public static ParsedLog detectAndParse(LogSource log) {
+        return detect(log).parse(log);
+    }
+
+    /**
+     * The parser most confident that {@code log} is its format, judged on {@link LogSource#sample()} (ties: the earlier
+     * in {@link #all()}).
+     *
+     * @throws SpecException naming the log when no parser reaches {@link #MIN_CONFIDENCE}
+     */
+    public static LogParser detect(LogSource log) {
+        String sample = log.sample();
         LogParser best = null;
         double bestConfidence = -1;
         for (LogParser p : all()) {                     // parsers never throw (GuardedLogParser)
@@ -66,8 +84,8 @@ public final class LogFormats {
             }
         }
         if (best == null || !(bestConfidence >= MIN_CONFIDENCE))
-            throw new SpecException(fileName, null, "a log of a known format (" + String.join(", ", formats())
-                    + "); none recognized");
-        return best.parse(t);
+            throw new SpecException(log.name(), null, "a log of a known format (" + String.join(", ", formats())
+                    + "); none recognized" + (sample.indexOf('\uFFFD') >= 0 ? " (and the file is not valid UTF-8 text)" : ""));
+        return best;
     }
 }

@@ -1,5 +1,7 @@
 package dev.trainadvisor.ingest;
 
+import dev.trainadvisor.input.SpecException;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,10 +34,15 @@ final class LogResult {
         if (!warnings.contains(w) && warnings.size() < 50) warnings.add(w);
     }
 
-    /** Runs a parser's reading; an unexpected exception becomes a result with a "parser error" warning, never a throw. */
+    /**
+     * Runs a parser's reading; an unexpected exception becomes a result with a "parser error" warning, never a throw.
+     * A {@link SpecException} (the file cannot be read, or is too large) is the user's to see and goes through.
+     */
     static ParsedLog guarded(String format, java.util.function.Supplier<ParsedLog> read) {
         try {
             return read.get();
+        } catch (SpecException e) {
+            throw e;
         } catch (RuntimeException e) {
             return failed(format, e);
         }
@@ -65,7 +72,9 @@ final class LogResult {
         if (Double.isFinite(totalSteps) && totalSteps >= 0) metrics.put("steps", totalSteps);
         metrics.values().removeIf(v -> !Double.isFinite(v));
         String conv = metrics.containsKey("tflops_per_gpu") ? convention : null;
-        return new ParsedLog(format, series.size(), s.steady().size(), metrics, conv, config, extra, warnings);
+        return new ParsedLog(format, (int) Math.min(Integer.MAX_VALUE, series.size()),
+                (int) Math.min(Integer.MAX_VALUE, s.steadySteps()), metrics, conv, config, extra, warnings,
+                series.history(s));
     }
 
     /** A ParsedLog with nothing read and one warning: the safety net of {@link LogFormats}. */

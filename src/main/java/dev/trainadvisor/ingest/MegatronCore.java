@@ -26,7 +26,8 @@ final class MegatronCore {
     static final Segments FIELDS = new Segments("consumed tokens", "samples per second", "tflops",
             "tokens per gpu per second tgs", "actual seqlen", "curriculum seqlen", "random ltd reserved length",
             "elapsed time per iteration ms", "throughput per gpu tflop/s/gpu", "tgs tokens/gpu/second", "loss scale",
-            "global batch size", "number of skipped iterations", "number of nan iterations", "lm loss");
+            "global batch size", "number of skipped iterations", "number of nan iterations", "lm loss", "learning rate",
+            "grad norm");
     /** {@link #MDS_KEYS} as indexes of {@link #FIELDS}. */
     static final int[] MDS_FIELDS = MDS_KEYS.stream().mapToInt(FIELDS::index).toArray();
     static final int SAMPLES_PER_S = FIELDS.index("samples per second"), TFLOPS = FIELDS.index("tflops"),
@@ -35,14 +36,15 @@ final class MegatronCore {
             THROUGHPUT = FIELDS.index("throughput per gpu tflop/s/gpu"), TGS_SLASH = FIELDS.index("tgs tokens/gpu/second"),
             LOSS_SCALE = FIELDS.index("loss scale"), GLOBAL_BATCH = FIELDS.index("global batch size"),
             SKIPPED = FIELDS.index("number of skipped iterations"), NAN = FIELDS.index("number of nan iterations"),
-            LM_LOSS = FIELDS.index("lm loss");
+            LM_LOSS = FIELDS.index("lm loss"), LEARNING_RATE = FIELDS.index("learning rate"),
+            GRAD_NORM = FIELDS.index("grad norm");
 
     /**
      * One training_log line: {@code fields} holds the bounds in {@code line} of the values of {@link #FIELDS} (see
      * {@link Segments}).
      */
     record Iteration(long iteration, long total, String line, int[] fields, String date, boolean fractionalTime,
-                     boolean keyValue) {
+                     boolean keyValue, double epochSeconds) {
         boolean megatronDeepSpeed() {
             if (keyValue) return true;
             for (int k : MDS_FIELDS) if (Segments.has(fields, k)) return true;
@@ -55,9 +57,16 @@ final class MegatronCore {
         double first(int key) { return Segments.first(line, fields, key); }
     }
 
-    /** Everything read from one log. */
+    /**
+     * Everything read from one log, line by line ({@link #line}, then {@link #finish}): per-step values go to the series
+     * the result reports (shared with {@link DeepSpeedLog}'s own lines); the rest is bounded (the argument dump is kept
+     * up to {@link #MAX_ARGS} names).
+     */
     static final class State {
-        final StepSeries series = new StepSeries();
+        static final int MAX_ARGS = 4096;
+        /** The column that marks a step whose iteration line was read (another rank's copy is then a duplicate). */
+        static final String READ = "\u0000megatron-iteration";
+        final StepSeries series;
         /** The argument dump, name to printed value. */
         final Map<String, String> args = new LinkedHashMap<>();
         int iterationLines;
@@ -74,63 +83,81 @@ final class MegatronCore {
         double peakMemoryGb = Double.NaN;
         boolean argsBlock;
         final List<String> warnings = new ArrayList<>();
-    }
+        /** The timer block being read: its layout, and the timer whose "rank N:" lines follow (the "all" layout). */
+        private int timerBlock;
+        private String allRanksTimer;
+        private double allMin = Double.NaN, allMax = Double.NaN;
+        private int allRanks;
+        private boolean inArgs;
+        /** The timers seen, by their printed names. */
+        private final PrintedNames<TimerSlot> slots;
 
-    static State read(String text) {
-        State st = new State();
-        Map<String, Double> pendingTimers = null;
-        boolean inArgs = false;
-        for (String line : Lines.of(text)) {
-            // the "(min, max) time across ranks (ms):" block: one timer per line until a line that is not one
-            if (pendingTimers != null) {
-                if (timerLine(line, pendingTimers)) continue;
-                attachTimers(st, pendingTimers);
-                pendingTimers = null;
+        State(StepSeries series) {
+            this.series = series;
+            this.slots = new PrintedNames<>(printed -> slot(series, printed), 4 * StepSeries.MAX_TIMERS);
+        }
+
+        /** The timer printed as {@code line[from, to)}. */
+        TimerSlot timerSlot(String line, int from, int to) {
+            return slots.get(line, from, to);
+        }
+
+        /** One cleaned line of the log. */
+        void line(String line) {
+            // the timer block: one timer per line until a line that is not one
+            if (timerBlock != NONE) {
+                if (timerBlockLine(this, line)) return;
+                endTimerBlock(this);
             }
             // iteration lines, nearly all of a log, start with a space: they are read unstripped (no copy)
             int a = 0;
             while (Character.isWhitespace(line.charAt(a))) a++;        // a line from Lines is never blank
             if (line.startsWith("---", a) && line.contains("arguments")) {
                 inArgs = !line.contains("end of arguments");
-                st.argsBlock = true;
-                continue;
+                argsBlock = true;
+                return;
             }
-            if (mayStartArgument(line.charAt(a)) && argumentLine(line.strip(), inArgs, st.args)) continue;
+            if (mayStartArgument(line.charAt(a)) && argumentLine(line.strip(), inArgs, args)) {
+                if (args.size() > MAX_ARGS) args.remove(args.keySet().iterator().next());
+                return;
+            }
             Iteration it = iteration(line);
             if (it != null) {
-                addIteration(st, it);
-                continue;
+                addIteration(this, it);
+                return;
             }
             String s = line.strip();
             if (s.contains("memory (MB)")) {
-                memoryLine(st, s);
-                continue;
+                memoryLine(this, s);
+                return;
             }
-            if (s.contains("time across ranks (ms)")) {
-                pendingTimers = new LinkedHashMap<>();
-                continue;
+            if (s.contains("across ranks (ms)")) {
+                timerBlock = s.startsWith("times across ranks") || s.contains(" times across ranks") ? ALL_RANKS : MIN_MAX;
+                return;
             }
             int t = s.indexOf("time (ms)");
-            if (t >= 0 && s.indexOf('|', t) > 0) {
-                Map<String, Double> timers = new LinkedHashMap<>();
+            if (t >= 0 && s.indexOf('|', t) > 0 && s.lastIndexOf("[Rank ", t) < 0) {
+                // the older layout: one rank's timers on one line (DeepSpeed's "[Rank N] time (ms) |" is DeepSpeedLog's)
                 for (Map.Entry<String, String> e : segments(s.substring(s.indexOf('|', t) + 1)).entrySet())
-                    timers.put(e.getKey(), Num.first(e.getValue()));
-                attachTimers(st, timers);
-                continue;
+                    addTimer(this, e.getKey(), Double.NaN, Num.first(e.getValue()));
+                return;
             }
             int pv = s.indexOf("padded vocab");
             if (pv >= 0) {
                 int ns = s.indexOf("new size:", pv);
                 if (ns >= 0) {
                     long v = Num.digitsAt(s, ns + 9);
-                    if (v > 0 && v <= Integer.MAX_VALUE) st.paddedVocab = (int) v;
+                    if (v > 0 && v <= Integer.MAX_VALUE) paddedVocab = (int) v;
                 }
-                continue;
+                return;
             }
-            versionClue(st, s);
+            versionClue(this, s);
         }
-        if (pendingTimers != null) attachTimers(st, pendingTimers);
-        return st;
+
+        /** After the last line. */
+        void finish() {
+            if (timerBlock != NONE) endTimerBlock(this);
+        }
     }
 
     // ---------------------------------------------------------------- detection
@@ -229,16 +256,18 @@ final class MegatronCore {
             // the date of a "[yyyy-mm-dd hh:mm:ss(.ffffff)]" before "iteration"
             String date = null;
             boolean fraction = false;
+            double epoch = Double.NaN;
             int b = line.indexOf('[');
             while (b >= 0 && b < i) {
                 if (isDate(line, b + 1, i)) {
                     date = line.substring(b + 1, b + 11);
                     fraction = b + 20 < i && line.charAt(b + 20) == '.';
+                    epoch = Stamp.at(line, b + 1, i);
                     break;
                 }
                 b = line.indexOf('[', b + 1);
             }
-            return new Iteration(iter, total, line, fields, date, fraction, eq);
+            return new Iteration(iter, total, line, fields, date, fraction, eq, epoch);
         }
     }
 
@@ -295,30 +324,38 @@ final class MegatronCore {
 
     private static void addIteration(State st, Iteration it) {
         long step = it.iteration();
-        boolean fresh = !st.series.has(step);
-        st.series.touch(step);
         if (it.megatronDeepSpeed()) st.mdsLines++;
-        if (!fresh) return;                      // the same iteration from another rank
+        if (!st.series.firstTime(step, State.READ)) return;        // the same iteration from another rank
+        StepSeries series = st.series;
         st.iterationLines++;
+        // the iterations this line covers (the log interval): the skipped counts are over them
+        long covered = st.lastIteration >= 0 && step > st.lastIteration ? step - st.lastIteration : 1;
         st.lastIteration = Math.max(st.lastIteration, step);
         if (it.date() != null) {
             if (st.lastDate == null || it.date().compareTo(st.lastDate) > 0) st.lastDate = it.date();
             if (it.fractionalTime() && !it.keyValue()) st.core012 = 1;   // '.%f' timestamps: 2026-01 and later
         }
+        series.timestamp(step, it.epochSeconds());
         double ms = it.first(ELAPSED_MS);
-        if (ms > 0) st.series.put(step, "step_time_s", ms / 1000);
+        if (ms > 0) series.put(step, "step_time_s", ms / 1000);
         double tflops = it.has(THROUGHPUT) ? it.first(THROUGHPUT) : it.first(TFLOPS);
-        if (tflops > 0) st.series.put(step, "tflops_per_gpu", tflops);
+        if (tflops > 0) series.put(step, "tflops_per_gpu", tflops);
         double tg = it.has(TGS) ? it.first(TGS) : it.first(TGS_SLASH);
-        if (tg > 0) st.series.put(step, "tokens_per_gpu_per_s", tg);
+        if (tg > 0) series.put(step, "tokens_per_gpu_per_s", tg);
         double ls = it.first(LOSS_SCALE);
-        if (ls > 0) st.series.put(step, "loss_scale", ls);
+        if (ls > 0) series.put(step, "loss_scale", ls);
         double gbs = it.first(GLOBAL_BATCH);
-        if (gbs > 0) st.series.put(step, "global_batch_size", gbs);
+        if (gbs > 0) {
+            series.put(step, "global_batch_size", gbs);
+            if (ms > 0) series.put(step, SAMPLES_PER_STEP_TIME, gbs / (ms / 1000));
+        }
         double sps = it.first(SAMPLES_PER_S);
-        if (sps > 0) st.series.put(step, "samples_per_s", sps);
+        if (sps > 0) series.put(step, "samples_per_s", sps);
         double seq = it.first(ACTUAL_SEQLEN);
-        if (seq > 0) st.series.put(step, "actual_seqlen", seq);
+        if (seq > 0) series.put(step, "actual_seqlen", seq);
+        series.put(step, StepSeries.LOSS, it.first(LM_LOSS));
+        series.put(step, StepSeries.LR, it.first(LEARNING_RATE));
+        series.put(step, StepSeries.GRAD_NORM, it.first(GRAD_NORM));
         double skipped = it.first(SKIPPED);
         if (skipped >= 0) {
             st.skipped += skipped;
@@ -326,8 +363,13 @@ final class MegatronCore {
         }
         double nan = it.first(NAN);
         if (nan >= 0) st.nanIterations += nan;
+        if (skipped >= 0 || nan >= 0)
+            series.put(step, StepSeries.SKIPPED, Math.min(1, (Math.max(0, skipped) + Math.max(0, nan)) / covered));
         if (it.has(LM_LOSS)) st.anyLoss = true;
     }
+
+    /** Global batch / step time of each iteration (sequences per second), for tokens/GPU/s where none is printed. */
+    static final String SAMPLES_PER_STEP_TIME = "\u0000megatron-batch-per-s";
 
     // ---------------------------------------------------------------- argument dump
 
@@ -356,57 +398,147 @@ final class MegatronCore {
 
     private static final Segments MEMORY = new Segments("max reserved", "max allocated");
 
+    /**
+     * {@code [Rank N] (after K iterations) memory (MB) | ... | max reserved: M}: the peak over ranks and lines, and the
+     * memory of iteration K in the history (the largest over the ranks that report it).
+     */
     private static void memoryLine(State st, String s) {
-        int bar = s.indexOf('|', s.indexOf("memory (MB)"));
+        int at = s.indexOf("memory (MB)");
+        int bar = s.indexOf('|', at);
         if (bar < 0) return;
         int[] f = MEMORY.bounds();
         MEMORY.read(s, bar + 1, s.length(), f);
         double mb = Segments.first(s, f, 0);
         if (!(mb > 0)) mb = Segments.first(s, f, 1);
-        if (mb > 0 && (Double.isNaN(st.peakMemoryGb) || mb * MIB_TO_GB > st.peakMemoryGb)) st.peakMemoryGb = mb * MIB_TO_GB;
+        if (!(mb > 0)) return;
+        double gb = mb * MIB_TO_GB;
+        if (Double.isNaN(st.peakMemoryGb) || gb > st.peakMemoryGb) st.peakMemoryGb = gb;
+        int after = s.lastIndexOf("(after ", at);
+        long step = after < 0 ? st.lastIteration : Num.digitsAt(s, after + 7);
+        if (step >= 0) st.series.putMaxIfSeen(step, StepSeries.MEMORY, gb);
     }
 
-    /** {@code     forward-backward ...............: (5000.12, 5001.34)} or {@code ...: 5001.34}; the max is kept. */
-    static boolean timerLine(String line, Map<String, Double> into) {
-        String s = line.strip();
-        int colon = s.lastIndexOf(':');
-        if (colon <= 0) return false;
-        int sp = 0;
-        while (sp < colon && s.charAt(sp) != ' ' && s.charAt(sp) != '.') sp++;
-        if (sp == 0) return false;
-        for (int i = sp; i < colon; i++) if (s.charAt(i) != ' ' && s.charAt(i) != '.') return false;
-        String name = s.substring(0, sp);
-        String v = s.substring(colon + 1).strip();
-        double value;
-        if (v.startsWith("(") && v.endsWith(")")) {
-            int comma = v.indexOf(',');
-            value = comma < 0 ? Num.parse(v.substring(1, v.length() - 1)) : Num.parse(v.substring(comma + 1, v.length() - 1));
-        } else {
-            value = Num.first(v);
+    /** Timer block layouts: none open, {@code (min, max) time across ranks (ms):}, {@code times across ranks (ms):}. */
+    static final int NONE = 0, MIN_MAX = 1, ALL_RANKS = 2;
+
+    /**
+     * One line of a timer block, recorded; false when the line is not one (the block has ended). The {@code (min, max)}
+     * layout prints {@code name ....: (min, max)} (or {@code name ....: max} with the max-only option); the
+     * all-ranks layout prints {@code name:} and then {@code rank N: value} per rank.
+     */
+    static boolean timerBlockLine(State st, String line) {
+        if (st.timerBlock == ALL_RANKS) {
+            String s = line.strip();
+            if (s.startsWith("rank ")) {
+                int colon = s.indexOf(':');
+                double v = colon < 0 ? Double.NaN : Num.first(s.substring(colon + 1));
+                if (st.allRanksTimer == null || Double.isNaN(v)) return false;
+                st.allRanks++;
+                st.allMin = Double.isNaN(st.allMin) ? v : Math.min(st.allMin, v);
+                st.allMax = Double.isNaN(st.allMax) ? v : Math.max(st.allMax, v);
+                return true;
+            }
+            if (s.endsWith(":") && s.indexOf(' ') < 0 && s.length() > 1) {
+                flushAllRanks(st);
+                st.allRanksTimer = s.substring(0, s.length() - 1);
+                return true;
+            }
+            return false;
         }
-        if (Double.isNaN(value)) return false;
-        into.put(name, value);
+        return timerLine(st, line);
+    }
+
+    private static void flushAllRanks(State st) {
+        if (st.allRanksTimer != null) {
+            // one rank printed: its value is the slowest known, the fastest is not
+            addTimer(st, st.allRanksTimer, st.allRanks > 1 ? st.allMin : Double.NaN, st.allMax);
+        }
+        st.allRanksTimer = null;
+        st.allMin = st.allMax = Double.NaN;
+        st.allRanks = 0;
+    }
+
+    private static void endTimerBlock(State st) {
+        flushAllRanks(st);
+        st.timerBlock = NONE;
+    }
+
+    /**
+     * {@code     forward-backward ...............: (5000.12, 5001.34)} or {@code ...: 5001.34} (ms), recorded for the last
+     * iteration; false when the line is not a timer. Read in place: a timer block has a dozen lines per iteration, and
+     * the same names each time ({@link State#timerSlot}).
+     */
+    static boolean timerLine(State st, String line) {
+        int n = line.length();
+        int a = 0;
+        while (a < n && Character.isWhitespace(line.charAt(a))) a++;
+        int colon = line.lastIndexOf(':');
+        if (colon <= a) return false;
+        int sp = a;
+        while (sp < colon && line.charAt(sp) != ' ' && line.charAt(sp) != '.') sp++;
+        if (sp == a) return false;
+        for (int i = sp; i < colon; i++) if (line.charAt(i) != ' ' && line.charAt(i) != '.') return false;
+        int v = colon + 1, e = n;
+        while (v < e && Character.isWhitespace(line.charAt(v))) v++;
+        while (e > v && Character.isWhitespace(line.charAt(e - 1))) e--;
+        double min = Double.NaN, max;
+        if (e - v >= 2 && line.charAt(v) == '(' && line.charAt(e - 1) == ')') {
+            int comma = line.indexOf(',', v);
+            if (comma < 0 || comma >= e) {
+                max = Num.first(line, v + 1, e - 1);
+            } else {
+                min = Num.first(line, v + 1, comma);
+                max = Num.first(line, comma + 1, e - 1);
+            }
+        } else {
+            max = Num.first(line, v, e);
+        }
+        if (Double.isNaN(max)) return false;
+        if (st.lastIteration >= 0 && max >= 0) addTimer(st, st.timerSlot(line, a, sp), min, max);
         return true;
     }
 
-    private static void attachTimers(State st, Map<String, Double> ms) {
-        if (st.lastIteration < 0 || ms.isEmpty()) return;
-        Map<String, Double> t = new HashMap<>();
-        ms.forEach((k, v) -> t.put(k.strip().toLowerCase(Locale.ROOT), v));
-        double fb = value(t, "forward-backward");
-        if (Double.isNaN(fb)) {
-            double f = value(t, "forward-compute"), b = value(t, "backward-compute");
-            if (!Double.isNaN(f) && !Double.isNaN(b)) fb = f + b;
-        }
-        if (fb > 0) st.series.put(st.lastIteration, "fwd_bwd_time_s", fb / 1000);
-        double opt = value(t, "optimizer");
-        if (opt > 0) st.series.put(st.lastIteration, "optimizer_time_s", opt / 1000);
+    /** A timer as printed, its name in the history (lower case), its columns and which metric it gives. */
+    record TimerSlot(StepSeries.Timer timer, int role) {}
+
+    static final int OTHER = 0, FWD_BWD = 1, OPTIMIZER = 2, FWD = 3, BWD = 4;
+
+    private static TimerSlot slot(StepSeries series, String printed) {
+        String name = printed.strip().toLowerCase(Locale.ROOT);
+        int role = switch (name) {
+            case "forward-backward" -> FWD_BWD;
+            case "optimizer" -> OPTIMIZER;
+            case "forward-compute" -> FWD;
+            case "backward-compute" -> BWD;
+            default -> OTHER;
+        };
+        return new TimerSlot(series.timer(name), role);
     }
 
-    private static double value(Map<String, Double> m, String k) {
-        Double v = m.get(k);
-        return v == null || !Double.isFinite(v) ? Double.NaN : v;
+    /** A timer of one layout or the other, by its printed name. */
+    private static void addTimer(State st, String printed, double minMs, double maxMs) {
+        if (st.lastIteration < 0 || !(maxMs >= 0)) return;
+        addTimer(st, st.timerSlot(printed, 0, printed.length()), minMs, maxMs);
     }
+
+    /**
+     * A timer of the last iteration (ms): kept in the history under its printed name (seconds), and forward-backward
+     * (or forward-compute + backward-compute) and optimizer as the fwd_bwd_time_s and optimizer_time_s metrics (the
+     * slowest rank).
+     */
+    private static void addTimer(State st, TimerSlot t, double minMs, double maxMs) {
+        long step = st.lastIteration;
+        st.series.timer(step, t.timer(), minMs >= 0 ? minMs / 1000 : Double.NaN, maxMs / 1000);
+        switch (t.role()) {
+            case FWD_BWD -> st.series.put(step, "fwd_bwd_time_s", maxMs / 1000);
+            case OPTIMIZER -> st.series.put(step, "optimizer_time_s", maxMs / 1000);
+            case FWD -> st.series.put(step, FORWARD, maxMs / 1000);
+            case BWD -> st.series.put(step, BACKWARD, maxMs / 1000);
+            default -> { }
+        }
+    }
+
+    private static final String FORWARD = "\u0000megatron-forward", BACKWARD = "\u0000megatron-backward";
 
     // ---------------------------------------------------------------- version clues
 
@@ -510,6 +642,11 @@ final class MegatronCore {
         int micro = intArg(a, "micro_batch_size");
         put(c, "training.micro_batch_size", micro);
         int global = intArg(a, "global_batch_size");
+        if (global <= 0) {
+            double printed = medianOf(st.series, "global_batch_size");     // the iteration lines' global batch size
+            if (printed >= 1 && printed == Math.rint(printed) && printed <= Integer.MAX_VALUE) global = (int) printed;
+        }
+        put(c, "training.global_batch_size", global);
         if (global > 0 && micro > 0 && dp > 0) {
             if (global % (micro * dp) == 0) put(c, "training.micro_batches", global / (micro * dp));
             else st.warnings.add("global_batch_size " + global + " is not a multiple of micro_batch_size x dp ("
@@ -571,26 +708,22 @@ final class MegatronCore {
     }
 
     /**
-     * Tokens/GPU/s derived where the log does not print them: global batch x seq_len / (step time x world size),
-     * per step, when all three are known.
+     * Tokens/GPU/s derived where the log does not print them: global batch x seq_len / (step time x world size), per
+     * step, when all three are known.
      */
     static void deriveTokens(StepSeries series, Map<String, Object> config, Map<String, Object> extra) {
         Object seq = config.get("training.seq_len");
         Object world = extra.get("world_size");
-        if (!(seq instanceof Integer s) || !(world instanceof Integer w) || s <= 0 || w <= 0) return;
-        long[] steps = series.steps();
-        double[] time = series.values("step_time_s"), batch = series.values("global_batch_size");
-        for (int i = 0; i < steps.length; i++) {
-            double t = time[i], g = batch[i];
-            if (!Double.isNaN(t) && !Double.isNaN(g) && t > 0) series.putDerived(steps[i], "tokens_per_gpu_per_s", g * s / (t * w));
-        }
+        if (seq instanceof Integer s && world instanceof Integer w && s > 0 && w > 0)
+            series.derive("tokens_per_gpu_per_s", SAMPLES_PER_STEP_TIME, (double) s / w);
+        series.remove(SAMPLES_PER_STEP_TIME);
     }
 
     /** Fills a result from the state: per-step values, memory, skipped iterations, configuration. */
     static void fill(State st, LogResult r) {
-        r.series.mergeFrom(st.series);
         r.config.putAll(config(st, r.extra));
-        deriveTokens(r.series, r.config, r.extra);
+        deriveTokens(st.series, r.config, r.extra);
+        st.series.fallbackSum("fwd_bwd_time_s", FORWARD, BACKWARD);
         r.peakMemory(st.peakMemoryGb);
         if (st.lastIteration >= 0) r.totalSteps = st.lastIteration;
         if (st.skippedSeen) r.skippedSteps = st.skipped;

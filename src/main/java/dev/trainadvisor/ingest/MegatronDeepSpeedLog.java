@@ -32,8 +32,8 @@ public final class MegatronDeepSpeedLog extends GuardedLogParser {
     }
 
     @Override
-    ParsedLog read(String text) {
-        return DeepSpeedLog.read(text, FORMAT);
+    ParsedLog read(LogSource log) {
+        return DeepSpeedLog.read(log, FORMAT);
     }
 
     /** Megatron-DeepSpeed's reading of a Megatron state, shared with {@link DeepSpeedLog}. */

@@ -21,6 +21,15 @@ package dev.trainadvisor.ingest;
  * model.moe.experts/top_k/ffn_hidden/every (num_experts, moe_router_topk, moe_ffn_hidden_size, moe_layer_freq), parallel.tp/pp/cp/ep/dp/virtual_stages/sequence_parallel/zero_stage (use_distributed_optimizer → 1)/
  * overlap_grad_reduce/overlap_param_gather, training.seq_len/micro_batch_size/micro_batches (global batch / (micro
  * batch x dp))/recompute/precision/flash_attention. Extra: world_size, global_batch_size, nan_iterations.
+ *
+ * <p>History (one entry per iteration line; see {@link StepSeries}): step time, tokens/GPU/s (printed or derived as
+ * above), the line's timestamp, {@code lm loss}, {@code learning rate}, {@code grad norm}, {@code loss scale}, skipped
+ * (the skipped and nan iterations over the iterations the line covers), memory (the memory line of iteration K, the
+ * largest over ranks), and every timer the log prints, under its printed name in lower case, in seconds: the
+ * {@code (min, max) time across ranks} block gives the fastest and the slowest rank, its max-only variant and the older
+ * single-line {@code time (ms) | name: value} layout one value (the slowest known; no fastest), the all-ranks layout
+ * ({@code times across ranks}, {@code rank N: value}) the smallest and largest over the ranks. Configuration also:
+ * training.global_batch_size (the dump's global_batch_size, else the iteration lines' global batch size).
  */
 public final class MegatronLog extends GuardedLogParser {
     public static final String FORMAT = "megatron";
@@ -40,9 +49,13 @@ public final class MegatronLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
-        MegatronCore.State st = MegatronCore.read(text);
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
+        MegatronCore.State st = new MegatronCore.State(r.series);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) st.line(line);
+        }
+        st.finish();
         MegatronCore.fill(st, r);
         if (st.core012 == 1) {
             r.convention = "megatron";

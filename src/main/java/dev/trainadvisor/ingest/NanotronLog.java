@@ -19,6 +19,9 @@ import java.util.Map;
  * {@code V/(2Lh)}, factor 3, no recompute) — not InternEvo's (no GQA, x4 with checkpointing), not core >= 0.12's
  * (causal half) and not torchtitan's (6N + 12 L H d s, embedding excluded). Its {@code hardware_tflops_per_gpu} is a
  * placeholder equal to the model figure, so it is kept in extra only.
+ *
+ * <p>History: step time, tokens/GPU/s, the line's timestamp, {@code lm_loss}, {@code lr}, {@code grad_norm}, memory
+ * (cuda_max_memory_reserved, bytes). Configuration: training.global_batch_size (the lines' global_batch_size).
  */
 public final class NanotronLog extends GuardedLogParser {
     public static final String FORMAT = "nanotron";
@@ -52,32 +55,41 @@ public final class NanotronLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
-        for (String line : Lines.of(text)) {
-            int at = iterationAt(line);
-            if (at < 0) continue;
-            long step = Num.digitsAt(line, at + HEAD.length());
-            s.touch(step);
-            int bar = line.indexOf('|', at);
-            if (bar < 0) continue;
-            Map<String, String> f = fields(line.substring(bar + 1));
-            double ms = Num.human(f.getOrDefault("elapsed_time_per_iteration_ms", f.get("time_per_iteration_ms")));
-            if (ms > 0) s.put(step, "step_time_s", ms / 1000);
-            double tg = Num.human(f.get("tokens_per_sec_per_gpu"));
-            if (tg > 0) s.put(step, "tokens_per_gpu_per_s", tg);
-            double tf = Num.human(f.get("model_tflops_per_gpu"));
-            if (tf > 0) s.put(step, "tflops_per_gpu", tf);
-            double hw = Num.human(f.get("hardware_tflops_per_gpu"));
-            if (hw > 0) s.put(step, "hardware_tflops_per_gpu", hw);
-            double gbs = Num.human(f.get("global_batch_size"));
-            if (gbs > 0) s.put(step, "global_batch_size", gbs);
-            double tps = Num.human(f.get("tokens_per_sec"));
-            if (tps > 0) s.put(step, "tokens_per_s", tps);
-            double mem = Num.human(f.getOrDefault("cuda_max_memory_reserved", f.get("cuda_max_memory_allocated")));
-            r.peakMemory(mem / 1e9);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) {
+                int at = iterationAt(line);
+                if (at < 0) continue;
+                long step = Num.digitsAt(line, at + HEAD.length());
+                s.touch(step);
+                s.timestamp(step, Stamp.at(line));
+                int bar = line.indexOf('|', at);
+                if (bar < 0) continue;
+                Map<String, String> f = fields(line.substring(bar + 1));
+                double ms = Num.human(f.getOrDefault("elapsed_time_per_iteration_ms", f.get("time_per_iteration_ms")));
+                if (ms > 0) s.put(step, "step_time_s", ms / 1000);
+                double tg = Num.human(f.get("tokens_per_sec_per_gpu"));
+                if (tg > 0) s.put(step, "tokens_per_gpu_per_s", tg);
+                double tf = Num.human(f.get("model_tflops_per_gpu"));
+                if (tf > 0) s.put(step, "tflops_per_gpu", tf);
+                double hw = Num.human(f.get("hardware_tflops_per_gpu"));
+                if (hw > 0) s.put(step, "hardware_tflops_per_gpu", hw);
+                double gbs = Num.human(f.get("global_batch_size"));
+                if (gbs > 0) s.put(step, "global_batch_size", gbs);
+                double tps = Num.human(f.get("tokens_per_sec"));
+                if (tps > 0) s.put(step, "tokens_per_s", tps);
+                double mem = Num.human(f.getOrDefault("cuda_max_memory_reserved", f.get("cuda_max_memory_allocated")));
+                r.peakMemory(mem / 1e9);
+                if (mem > 0) s.putMax(step, StepSeries.MEMORY, mem / 1e9);
+                s.put(step, StepSeries.LOSS, Num.human(f.get("lm_loss")));
+                s.put(step, StepSeries.LR, Num.human(f.get("lr")));
+                s.put(step, StepSeries.GRAD_NORM, Num.human(f.get("grad_norm")));
+            }
         }
+        double gbs = MegatronCore.medianOf(s, "global_batch_size");
+        if (gbs >= 1 && gbs == Math.rint(gbs) && gbs <= Integer.MAX_VALUE) r.config.put("training.global_batch_size", (int) gbs);
         r.convention = "megatron-legacy";
         if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no nanotron iteration lines found");

@@ -59,21 +59,40 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
     }
 
     /**
+     * Reads an nccl-tests output file in one pass (any size: at most {@link #MAX_ROWS} rows are kept).
+     *
+     * @throws dev.trainadvisor.input.SpecException naming the file when it is not a regular file or cannot be read
+     */
+    public static NcclTests read(java.nio.file.Path file) {
+        LogSource log = LogSource.of(file);
+        try (LogSource.Pass lines = log.lines()) {
+            return parse(lines, MAX_ROWS);
+        }
+    }
+
+    /** More rows than any sweep of message sizes prints (8 B to 16 GiB by factors of 2 is 32). */
+    static final int MAX_ROWS = 10_000;
+
+    /**
      * Like {@link #parse(String)}, stopping after {@code maxRows} rows: detection needs to know whether there are
      * none, one or several. Lines go one at a time, and the regular expressions run only on lines that can match.
      */
     static NcclTests parse(String text, int maxRows) {
+        try (LogSource.Pass lines = Lines.of(text)) {
+            return parse(lines, maxRows);
+        }
+    }
+
+    static NcclTests parse(Iterable<String> lines, int maxRows) {
         String collective = null;
         int nThread = 0, nGpus = 0, rankLines = 0;
         double avg = Double.NaN;
         Boolean hasRoot = null;
         List<Row> rows = new ArrayList<>();
-        int n = text.length();
-        for (int start = 0; start <= n && rows.size() < maxRows; ) {
-            int nl = text.indexOf('\n', start);
-            int end = nl < 0 ? n : nl;
-            String line = LogText.clean(text.substring(start, end)).strip();
-            start = end + 1;
+        String pending = null;                  // a row's first columns, whose numbers are on the next line
+        for (String raw : lines) {
+            if (rows.size() >= maxRows) break;
+            String line = untag(raw).strip();
             if (line.isEmpty()) continue;
             Matcher m;
             if (collective == null && line.contains("_perf") && (m = PERF.matcher(line)).find()) collective = m.group(1);
@@ -87,12 +106,75 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
                 if (line.contains("size") && line.contains("count") && line.contains("busbw")) hasRoot = line.contains("root");
                 continue;
             }
+            if (pending != null) {
+                String start = pending;
+                pending = null;
+                // the numbers of the row before (its first, the time, may be an integer), unless a row of its own
+                if (!startsWithInteger(line) || row(line.split("\\s+"), hasRoot) == null) {
+                    Row row = row((start + " " + line).split("\\s+"), hasRoot);
+                    if (row != null) {
+                        rows.add(row);
+                        continue;
+                    }
+                }
+            }
             if (!startsWithInteger(line)) continue;           // a row starts with its size: skip other lines unsplit
-            Row row = row(line.split("\\s+"), hasRoot);
+            String[] t = line.split("\\s+");
+            Row row = row(t, hasRoot);
             if (row != null) rows.add(row);
+            else if (rowStart(t)) pending = line;
         }
         int ranks = nGpus > 0 ? nGpus * Math.max(1, nThread) : rankLines;
         return new NcclTests(collective, ranks, List.copyOf(rows), avg);
+    }
+
+    /** size, count and type, and at most redop and root after them: a row whose numbers went to the next line. */
+    private static boolean rowStart(String[] t) {
+        return t.length >= 3 && t.length <= 5 && INT.matcher(t[0]).matches() && INT.matcher(t[1]).matches()
+                && WORD.matcher(t[2]).matches();
+    }
+
+    /**
+     * {@code line} without the tags mpirun {@code --tag-output} puts where each piece of output starts, at the start of
+     * a line or in the middle of one (a row printed in pieces): {@code [0]}, {@code [1,0]}, {@code [1,0]<stdout>:}
+     * (log-formats.md section 0.5). Each tag becomes a space, so the pieces' columns stay apart. The device lines'
+     * {@code [0x16]} and {@code [0000:85:00]} are not tags.
+     */
+    static String untag(String line) {
+        int b = line.indexOf('[');
+        if (b < 0) return line;
+        StringBuilder out = null;
+        int copied = 0;
+        while (b >= 0) {
+            int end = tagEnd(line, b);
+            if (end > b) {
+                if (out == null) out = new StringBuilder(line.length());
+                out.append(line, copied, b).append(' ');
+                copied = end;
+                b = line.indexOf('[', end);
+            } else {
+                b = line.indexOf('[', b + 1);
+            }
+        }
+        if (out == null) return line;
+        return out.append(line, copied, line.length()).toString();
+    }
+
+    /** The end of a tag {@code [d+]}, {@code [d+,d+]} with an optional {@code <stdout>:}/{@code <stderr>:} at {@code b}; b if none. */
+    private static int tagEnd(String s, int b) {
+        int n = s.length();
+        int i = b + 1, d = i;
+        while (i < n && Character.isDigit(s.charAt(i))) i++;
+        if (i == d) return b;
+        if (i < n && s.charAt(i) == ',') {
+            int d2 = ++i;
+            while (i < n && Character.isDigit(s.charAt(i))) i++;
+            if (i == d2) return b;
+        }
+        if (i >= n || s.charAt(i) != ']') return b;
+        i++;
+        if (s.startsWith("<stdout>:", i) || s.startsWith("<stderr>:", i)) i += 9;
+        return i;
     }
 
     /** Whether the first token of {@code line} (up to white space, as {@code split("\\s+")} cuts it) is an {@link #INT}. */

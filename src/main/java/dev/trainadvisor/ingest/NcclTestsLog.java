@@ -31,8 +31,11 @@ public final class NcclTestsLog extends GuardedLogParser {
     }
 
     @Override
-    ParsedLog read(String text) {
-        NcclTests t = NcclTests.parse(text);
+    ParsedLog read(LogSource log) {
+        NcclTests t;
+        try (LogSource.Pass lines = log.lines()) {
+            t = NcclTests.parse(lines, NcclTests.MAX_ROWS);
+        }
         Map<String, Object> extra = new LinkedHashMap<>();
         List<String> warnings = new ArrayList<>();
         if (t.rows().isEmpty()) {

@@ -115,6 +115,21 @@ final class Num {
      * gives the same double as parseDouble (whose own fast path is the same computation). Others go to parseDouble.
      */
     private static double decimal(String s, int from, int to) {
+        return decimal(s, from, to, 15);
+    }
+
+    /**
+     * A plain number whose last bit does not matter (a loss or a learning rate in a step history, printed as Python's
+     * 17-digit repr): up to 18 significant digits are read in place, within one unit in the last place of the exact
+     * double (the digits and the power of ten are each rounded once); anything else as {@link #parse(String, int, int)}.
+     */
+    static double approx(String s, int from, int to) {
+        if (plain(s, from, to)) return decimal(s, from, to, 18);
+        return parse(s, from, to);
+    }
+
+    /** {@link #decimal(String, int, int)} reading up to {@code maxSignificant} digits in place (15: exactly). */
+    private static double decimal(String s, int from, int to, int maxSignificant) {
         int i = from;
         boolean negative = false;
         if (i < to && (s.charAt(i) == '-' || s.charAt(i) == '+')) negative = s.charAt(i++) == '-';
@@ -127,7 +142,7 @@ final class Num {
                 digits++;
                 if (point) fraction++;
                 if (mantissa == 0 && c == '0') continue;          // leading zeros are not significant
-                if (++significant > 15) return slow(s, from, to);
+                if (++significant > maxSignificant) return slow(s, from, to);
                 mantissa = mantissa * 10 + (c - '0');
             } else if (c == '.' && !point) {
                 point = true;
@@ -299,5 +314,11 @@ final class Num {
         double v = parse(s);
         if (!Double.isFinite(v) || v != Math.rint(v) || v <= 0 || v > Integer.MAX_VALUE) return -1;
         return (int) v;
+    }
+
+    /** {@code v} to at most 4 significant digits, without trailing zeros: 88.05, 125.5, 0.0012, 6000 (for messages). */
+    static String shortest(double v) {
+        if (!Double.isFinite(v)) return String.valueOf(v);
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
     }
 }

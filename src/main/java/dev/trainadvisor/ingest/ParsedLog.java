@@ -6,6 +6,19 @@ import java.util.Map;
 /**
  * What was read from one log, in run-file terms.
  *
+ * <p>A log may carry no training throughput: nccl-tests and nvidia-smi topo outputs, an argument dump alone, the
+ * Hugging Face Trainer's per-step dicts without the final speed dict, DeepSpeed engine lines without timers.
+ * {@link #hasThroughput()} says whether it does (a pace metric among the metrics); {@link #steps()} may be above 0
+ * without one (steps were seen, none timed).
+ *
+ * <p>Configuration keys the log may print (where the framework prints them; absent otherwise):
+ * training.global_batch_size (sequences per optimizer step: Megatron's global_batch_size or the iteration line's
+ * global batch size, DeepSpeed's train_batch_size, the Trainer's "Total train batch size", torchtitan's "global batch
+ * size", InternEvo's micro_bsz x micro_num x dp, nanotron's global_batch_size), training.micro_batch_size,
+ * training.micro_batches, training.seq_len, training.precision (bf16, fp16, fp8, fp32), training.recompute,
+ * parallel.tp/pp/cp/ep/dp, parallel.zero_stage (DeepSpeed's zero_optimization_stage or "ZeRO stage N", Megatron's
+ * use_distributed_optimizer as 1, torch FSDP2 as 3), and the model's dimensions from Megatron's argument dump.
+ *
  * @param format     "internevo", "megatron", "megatron-deepspeed", "deepspeed", "torchtitan", "nanotron",
  *                   "composer", "hf-trainer", "nccl-tests" or "nvidia-smi-topo"
  * @param steps      training steps (iterations) found, after merging duplicate lines from several ranks
@@ -19,7 +32,10 @@ import java.util.Map;
  * @param extra      format-specific values with no run-file name (nccl-tests: busbw_gbps, peak_busbw_gbps;
  *                   topology: gpus, intra_node)
  * @param warnings   what the parser noticed but could not use (e.g. "all iterations skipped")
- * @param history    the per-step series (dev.trainadvisor.history.StepHistory.EMPTY for logs without steps)
+ * @param history    the per-step series, warm-up included (StepHistory.EMPTY for logs without steps): step time,
+ *                   tokens/GPU/s, timestamp, loss, loss scale, grad norm, memory, learning rate, skipped, and the
+ *                   timers ranks print (a timer printed by one rank has NaN as its fastest rank); its warmupSteps and
+ *                   warmupReason say which entries the medians leave out and why (StepSeries' warm-up rule)
  */
 public record ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
                         Map<String, Object> config, Map<String, Object> extra, List<String> warnings,
@@ -29,6 +45,16 @@ public record ParsedLog(String format, int steps, int steadySteps, Map<String, D
                      Map<String, Object> config, Map<String, Object> extra, List<String> warnings) {
         this(format, steps, steadySteps, metrics, tflopsConvention, config, extra, warnings,
                 dev.trainadvisor.history.StepHistory.EMPTY);
+    }
+
+    /** Metrics that time training: a log with none of them carries no training throughput. */
+    public static final java.util.Set<String> PACE_METRICS = java.util.Set.of("step_time_s", "tokens_per_gpu_per_s",
+            "tflops_per_gpu", "mfu");
+
+    /** Whether the log times training: one of {@link #PACE_METRICS} among its metrics. */
+    public boolean hasThroughput() {
+        for (String k : PACE_METRICS) if (metrics.containsKey(k)) return true;
+        return false;
     }
 
     public ParsedLog {

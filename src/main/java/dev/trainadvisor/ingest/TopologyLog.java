@@ -101,14 +101,16 @@ public final class TopologyLog extends GuardedLogParser {
     }
 
     @Override
-    ParsedLog read(String text) {
+    ParsedLog read(LogSource log) {
         List<String> warnings = new ArrayList<>();
         Map<String, Object> extra = new LinkedHashMap<>();
         Map<String, Object> config = new LinkedHashMap<>();
-        try {
-            Matrix m = matrix(text == null ? "" : text, warnings);
+        try (LogSource.Pass lines = log.lines()) {
+            Matrix m = matrix(lines, warnings);
             if (m != null) summarize(m, extra, config, warnings);
             else warnings.add("no nvidia-smi topo -m matrix found (a header row starting GPU0 or rows of X/NV#/PIX/PXB/PHB/NODE/SYS cells)");
+        } catch (dev.trainadvisor.input.SpecException e) {
+            throw e;                                   // the file cannot be read: the user's to see
         } catch (RuntimeException e) {
             // keep what was read before the failure, with the reason (the base class would keep nothing)
             warnings.add("the topology could not be read: " + e);
@@ -120,10 +122,20 @@ public final class TopologyLog extends GuardedLogParser {
     record Matrix(List<String> columns, boolean hasHeader, Map<String, List<String>> rows) {}
 
     static Matrix matrix(String text, List<String> warnings) {
+        try (LogSource.Pass lines = Lines.of(text)) {
+            return matrix(lines, warnings);
+        }
+    }
+
+    /** More rows than a node's GPUs and NICs (4 x MAX_GPUS): a longer matrix is not read further. */
+    static final int MAX_ROWS = 1024;
+
+    /** The matrix in {@code lines} (cleaned lines, see {@link Lines}), or null when there is none. */
+    static Matrix matrix(Iterable<String> lines, List<String> warnings) {
         List<String> columns = null;
         Map<String, List<String>> rows = new LinkedHashMap<>();
-        for (String raw : text.split("\n", -1)) {
-            String[] t = tokens(LogText.clean(raw));
+        for (String line : lines) {
+            String[] t = tokens(line);
             if (t.length == 0) continue;
             if (isHeader(t)) {
                 if (columns != null || !rows.isEmpty()) {
@@ -134,6 +146,10 @@ public final class TopologyLog extends GuardedLogParser {
             } else if (isMatrixRow(t)) {
                 if (rows.containsKey(t[0])) {
                     warnings.add("row " + t[0] + " appears twice; a second matrix was ignored");
+                    break;
+                }
+                if (rows.size() >= MAX_ROWS) {
+                    warnings.add("more than " + MAX_ROWS + " matrix rows; the rest was not read");
                     break;
                 }
                 List<String> cells = new ArrayList<>();

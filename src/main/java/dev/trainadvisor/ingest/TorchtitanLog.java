@@ -10,6 +10,11 @@ package dev.trainadvisor.ingest;
  * → mfu fraction ({@code N/A} under FP8/MX is skipped); the largest {@code memory} (max reserved, GiB) →
  * peak_memory_gb = GiB x 1.073741824; steps = the last step. Thousands separators ({@code 5,856},
  * {@code 1,234.56}) are read. torchtitan prints no step time and no skipped steps.
+ *
+ * <p>History: tps, the line's timestamp, loss, grad_norm, memory (GiB x 1.073741824). Configuration from
+ * {@code Training starts at step N, with local batch size B, global batch size G, [gradient accumulation steps A,]
+ * sequence length S, total steps T (warmup W)}: training.micro_batch_size, global_batch_size, micro_batches, seq_len;
+ * torchtitan prints no learning rate per step, so the warm-up length W stands for it in the warm-up rule.
  */
 public final class TorchtitanLog extends GuardedLogParser {
     public static final String FORMAT = "torchtitan";
@@ -61,38 +66,83 @@ public final class TorchtitanLog extends GuardedLogParser {
 
 
     @Override
-    ParsedLog read(String text) {
+    ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
-        for (String line : Lines.of(text)) {
-            int at = stepLine(line);
-            if (at < 0) continue;
-            long step = Num.digitsAt(line, at + 5);
-            if (step < 0) continue;
-            s.touch(step);
-            // the values are read in place: no token strings
-            int tps = tokenAfter(line, "tps:", at);
-            if (tps < 0) tps = tokenAfter(line, "wps:", at);
-            double t = number(line, tps);
-            if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
-            double tf = number(line, tokenAfter(line, "tflops:", at));
-            if (tf > 0) s.put(step, "tflops_per_gpu", tf);
-            int mfu = tokenAfter(line, "mfu:", at);
-            if (mfu >= 0) {
-                int end = tokenEnd(line, mfu);
-                double u = Num.parse(line, mfu, end);
-                if (u >= 0 && line.charAt(end - 1) == '%') s.put(step, "mfu", u / 100);
-            }
-            int mem = tokenAfter(line, "memory:", at);
-            if (mem >= 0) {
-                int end = tokenEnd(line, mem);
-                int g = line.indexOf("GiB", mem);
-                if (g > mem && g + 3 <= end) r.peakMemory(Num.parse(line, mem, g) * DeepSpeedLog.GIB_TO_GB);
+        try (LogSource.Pass lines = log.lines()) {
+            for (String line : lines) {
+                int at = stepLine(line);
+                if (at < 0) {
+                    if (line.contains(STARTS)) start(line, r);
+                    continue;
+                }
+                long step = Num.digitsAt(line, at + 5);
+                if (step < 0) continue;
+                s.touch(step);
+                s.timestamp(step, Stamp.at(line));
+                // the values are read in place: no token strings
+                int tps = tokenAfter(line, "tps:", at);
+                if (tps < 0) tps = tokenAfter(line, "wps:", at);
+                double t = number(line, tps);
+                if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
+                double tf = number(line, tokenAfter(line, "tflops:", at));
+                if (tf > 0) s.put(step, "tflops_per_gpu", tf);
+                int mfu = tokenAfter(line, "mfu:", at);
+                if (mfu >= 0) {
+                    int end = tokenEnd(line, mfu);
+                    double u = Num.parse(line, mfu, end);
+                    if (u >= 0 && line.charAt(end - 1) == '%') s.put(step, "mfu", u / 100);
+                }
+                s.put(step, StepSeries.LOSS, number(line, tokenAfter(line, "loss:", at)));
+                s.put(step, StepSeries.GRAD_NORM, number(line, tokenAfter(line, "grad_norm:", at)));
+                int mem = tokenAfter(line, "memory:", at);
+                if (mem >= 0) {
+                    int end = tokenEnd(line, mem);
+                    int g = line.indexOf("GiB", mem);
+                    if (g > mem && g + 3 <= end) {
+                        double gb = Num.parse(line, mem, g) * DeepSpeedLog.GIB_TO_GB;
+                        r.peakMemory(gb);
+                        s.putMax(step, StepSeries.MEMORY, gb);
+                    }
+                }
             }
         }
         r.convention = "torchtitan";
         if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no torchtitan step lines found");
         return r.build();
+    }
+
+    static final String STARTS = "Training starts at step";
+
+    /**
+     * {@code Training starts at step 1, with local batch size 8, global batch size 64, [gradient accumulation steps 1,]
+     * sequence length 8192, total steps 1000 (warmup 200)} (torchtitan's train.py; later versions print the first clause
+     * only): training.micro_batch_size, global_batch_size, micro_batches, seq_len, and the learning-rate warm-up length
+     * for the warm-up rule (torchtitan prints no learning rate per step).
+     */
+    static void start(String line, LogResult r) {
+        int at = line.indexOf(STARTS);
+        putAfter(line, at, "local batch size ", "training.micro_batch_size", r);
+        putAfter(line, at, "global batch size ", "training.global_batch_size", r);
+        putAfter(line, at, "gradient accumulation steps ", "training.micro_batches", r);
+        putAfter(line, at, "sequence length ", "training.seq_len", r);
+        int w = line.indexOf("(warmup ", at);
+        if (w >= 0) {
+            long warmup = Num.digitsAt(line, w + 8);
+            if (warmup > 0) r.series.lrWarmupEnd = warmup;                 // steps count from 1
+        }
+    }
+
+    private static void putAfter(String line, int from, String key, String field, LogResult r) {
+        int i = line.indexOf(key, from);
+        if (i < 0) return;
+        int j = i + key.length();
+        int e = j;
+        // digits, with thousands separators ("1,024"); the comma after the number ends it
+        while (e < line.length() && (Character.isDigit(line.charAt(e))
+                || (line.charAt(e) == ',' && e + 1 < line.length() && Character.isDigit(line.charAt(e + 1))))) e++;
+        double v = Num.parse(line, j, e);
+        if (v >= 1 && v == Math.rint(v) && v <= Integer.MAX_VALUE) r.config.put(field, (int) v);
     }
 }

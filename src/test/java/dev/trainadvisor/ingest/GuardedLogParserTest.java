@@ -14,7 +14,7 @@ class GuardedLogParserTest {
         double score(String text) { throw new IllegalStateException("score bug"); }
 
         @Override
-        ParsedLog read(String text) { throw new ArrayIndexOutOfBoundsException("read bug"); }
+        ParsedLog read(LogSource log) { throw new ArrayIndexOutOfBoundsException("read bug"); }
     }
 
     @Test

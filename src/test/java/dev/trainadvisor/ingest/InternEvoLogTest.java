@@ -40,14 +40,16 @@ class InternEvoLogTest {
     @Test
     void internlm2FirstReleaseWithoutTflops() {
         ParsedLog p = Samples.parse(parser, "internlm-2.log");
-        // steps 17..22, key "tgs (tokens per gpu per second)"; n=6 -> drop step 17
-        // second half steps 20..22: 4427.46, 4464.18, 4393.28 -> 4427.46; step 18: 4457.7 is 0.7% off: kept
+        // steps 17..22, key "tgs (tokens per gpu per second)"; n=6. The excerpt begins at step 17, past 10 steps of
+        // training: no warm-up by iteration number; lr rises through all six (3.8e-06 .. 4.8e-06): the schedule's
+        // warm-up does not end inside the log, it says nothing; step 17: 4399.93 against the median of 18..22
+        // (4429.13) is 0.7% off: kept. All 6 steady.
         assertEquals(6, p.steps());
-        assertEquals(5, p.steadySteps());
-        // tgs of 18..22: 4457.7, 4429.13, 4427.46, 4464.18, 4393.28 -> 4429.13
-        assertEquals(4429.13, metric(p, "tokens_per_gpu_per_s"), 1e-9);
-        // fwd_bwd of 18..22: 3.52, 3.54, 3.55, 3.52, 3.57 -> 3.54
-        assertEquals(3.54, metric(p, "fwd_bwd_time_s"), 1e-12);
+        assertEquals(6, p.steadySteps());
+        // tgs sorted: 4393.28, 4399.93, 4427.46, 4429.13, 4457.7, 4464.18 -> (4427.46 + 4429.13) / 2
+        assertEquals(4428.295, metric(p, "tokens_per_gpu_per_s"), 1e-9);
+        // fwd_bwd sorted: 3.52, 3.52, 3.54, 3.55, 3.57, 3.57 -> (3.54 + 3.55) / 2
+        assertEquals(3.545, metric(p, "fwd_bwd_time_s"), 1e-12);
         assertFalse(p.metrics().containsKey("tflops_per_gpu"), "the first release printed no tflops");
         assertNull(p.tflopsConvention(), "no printed TFLOPS, no convention");
         assertEquals(23.0, metric(p, "steps"), "last step 22, counted from 0");

@@ -12,19 +12,20 @@ class MegatronDeepSpeedLogTest {
     @Test
     void megatronDeepSpeed1() {
         ParsedLog p = Samples.parse(parser, "megatron-deepspeed-1.log");
-        // iterations 5426, 5427, 5428 (n=3): drop 5426; steady 5427, 5428
+        // iterations 5426, 5427, 5428 (n=3): far from the start of training, no warm-up by number; 5426: 4247.9 ms
+        // against the median of 5427, 5428 (4227.5) is 0.5% off: kept. All 3 steady.
         assertEquals(3, p.steps());
-        assertEquals(2, p.steadySteps());
-        // elapsed time per iteration (ms): 4225.8, 4229.2 -> 4227.5 ms
-        assertEquals(4.2275, metric(p, "step_time_s"), 1e-12);
-        // TFLOPs: 78.77, 78.71 -> 78.74
-        assertEquals(78.74, metric(p, "tflops_per_gpu"), 1e-9);
+        assertEquals(3, p.steadySteps());
+        // elapsed time per iteration (ms): 4247.9, 4225.8, 4229.2 -> 4229.2 ms
+        assertEquals(4.2292, metric(p, "step_time_s"), 1e-12);
+        // TFLOPs: 78.36, 78.77, 78.71 -> 78.71
+        assertEquals(78.71, metric(p, "tflops_per_gpu"), 1e-9);
         assertEquals("megatron-deepspeed", p.tflopsConvention());
         assertEquals(1.0, metric(p, "loss_scale"));
         assertEquals(0.0, metric(p, "skipped_steps"));
         assertEquals(5428.0, metric(p, "steps"));
-        // samples per second: 1.893, 1.892 -> 1.8925 (global samples/s: extra, not a run-file metric)
-        assertEquals(1.8925, (Double) p.extra().get("samples_per_s"), 1e-12);
+        // samples per second: 1.883, 1.893, 1.892 -> 1.892 (global samples/s: extra, not a run-file metric)
+        assertEquals(1.892, (Double) p.extra().get("samples_per_s"), 1e-12);
         assertEquals(2048, p.config().get("training.seq_len"), "actual seqlen:  2048");
         assertFalse(p.metrics().containsKey("tokens_per_gpu_per_s"), "no tgs printed and no world size");
     }

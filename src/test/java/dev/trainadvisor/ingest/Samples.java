@@ -18,6 +18,14 @@ final class Samples {
 
     private Samples() {}
 
+    /** Logs built for the tests (src/test/resources/logs); each file's first line says how. */
+    static final Path RESOURCES = Path.of("src/test/resources/logs");
+
+    /** A log of src/test/resources/logs. */
+    static Path resource(String name) {
+        return RESOURCES.resolve(name);
+    }
+
     /** The text of a sample; the test is skipped when the file is not there. */
     static String text(String name) {
         Path p = DIR.resolve(name);

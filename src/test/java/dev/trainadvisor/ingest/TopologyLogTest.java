@@ -244,7 +244,7 @@ class TopologyLogTest {
             assertNotNull(p.extra());
         }
         assertDoesNotThrow(() -> PARSER.confidence(null));
-        assertDoesNotThrow(() -> PARSER.parse(null));
+        assertDoesNotThrow(() -> PARSER.parse((String) null));
     }
 
     @Test

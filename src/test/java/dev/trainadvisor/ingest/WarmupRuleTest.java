@@ -33,9 +33,14 @@ class WarmupRuleTest {
         // 10 steps: drop 1; second half (steps 6..10) median 1.0; steps 2, 3 are >5% off, step 4 is within
         StepSeries s = series(30, 3, 1.2, 1.04, 1, 1, 1, 1, 1, 1);
         assertEquals(List.of(4L, 5L, 6L, 7L, 8L, 9L, 10L), s.summarize().steady());
-        // never more than half the steps
+        // five steps at 5 s then five at 1 s: a change of pace, not a warm-up (each step is within 5% of the ones
+        // after it): only the first step goes (by iteration number), and a warning says the pace changed: the
+        // steady halves are steps 2-5 (5 s) and 6-10 (1 s), -80%
         StepSeries slow = series(5, 5, 5, 5, 5, 1, 1, 1, 1, 1);
-        assertEquals(5, slow.summarize().steady().size());
+        StepSeries.Summary s2 = slow.summarize();
+        assertEquals(9, s2.steady().size());
+        assertTrue(s2.warnings().stream().anyMatch(w -> w.contains("pace changed") && w.contains("median 5 over steps 2-5")
+                && w.contains("then 1 over steps 6-10") && w.contains("-80%")), s2.warnings().toString());
     }
 
     @Test
@@ -74,5 +79,11 @@ class WarmupRuleTest {
         assertEquals(100.0, Num.withUnit("100 MACs"));
         assertEquals(65.8, Num.duration("0:01:05.80"), 1e-12);
         assertTrue(Double.isNaN(Num.parse("9".repeat(100))), "no number is that long");
+        // Python's 17-digit reprs (InternEvo's loss and lr), read in place within one unit in the last place
+        for (String x : new String[] {"11.634403228759766", "4.0000000000000003e-07", "63.672620777841004", "0.1"}) {
+            double exact = Double.parseDouble(x);
+            assertEquals(exact, Num.approx(x, 0, x.length()), Math.ulp(exact), x);
+        }
+        assertEquals(5856.0, Num.approx("5,856", 0, 5), "not plain: read as parse reads it");
     }
 }
