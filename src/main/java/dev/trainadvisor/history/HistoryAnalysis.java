@@ -30,7 +30,7 @@ public final class HistoryAnalysis {
     public static final int MIN_PERIODIC_SPIKES = 3;
     public static final double PERIODIC_SHARE = 0.75;
     /** Each side of a change of pace holds at least this many entries, and this share of them. */
-    public static final int MIN_SIDE = 5;
+    public static final int MIN_SIDE = 4;
     public static final double MIN_SIDE_SHARE = 0.1;
     /** A loss above its trailing median of this many entries by {@link #LOSS_SPIKE_RATIO} is a spike. */
     public static final int LOSS_WINDOW = 20;
@@ -189,8 +189,35 @@ public final class HistoryAnalysis {
             if (best < 0 || cost < bestCost - 1e-12 * bestCost) { bestCost = cost; best = k; }
         }
         if (best < 0) return null;
-        return new PaceChange(at[best], median(Arrays.copyOfRange(v, 0, best)), median(Arrays.copyOfRange(v, best, m)),
+        PaceChange step = new PaceChange(at[best], median(Arrays.copyOfRange(v, 0, best)), median(Arrays.copyOfRange(v, best, m)),
                 Math.min(n, best * bin), n - Math.min(n, best * bin), d.basis());
+        PaceChange drift = drift(v, at, side, bin, n, d.basis());
+        return drift != null && drift.change() > step.change() ? drift : step;
+    }
+
+    /**
+     * A pace that drifts rather than steps (clocks sinking as a node heats up): over windows of {@code side} entries,
+     * the slowest window's median against the fastest window's before it. It starts at the first window after the
+     * fastest whose median is half-way there. Null when no window is slower than one before it.
+     */
+    static PaceChange drift(double[] v, long[] at, int side, int bin, int n, String basis) {
+        int m = v.length;
+        if (m < 2 * side) return null;
+        double[] w = new double[m - side + 1];
+        for (int i = 0; i < w.length; i++) w[i] = median(Arrays.copyOfRange(v, i, i + side));
+        int fast = 0, bestFast = -1, bestSlow = -1;
+        double bestRatio = 1;
+        for (int j = side; j < w.length; j++) {
+            if (w[j - side] < w[fast]) fast = j - side;
+            double ratio = w[j] / w[fast];
+            if (ratio > bestRatio) { bestRatio = ratio; bestFast = fast; bestSlow = j; }
+        }
+        if (bestSlow < 0) return null;
+        double half = w[bestFast] * (1 + (bestRatio - 1) / 2);
+        int start = bestSlow;
+        for (int j = bestFast + side; j <= bestSlow; j++) if (w[j] >= half) { start = j; break; }
+        int before = Math.min(n, start * bin);
+        return new PaceChange(at[start], w[bestFast], w[bestSlow], before, n - before, basis);
     }
 
     /**
