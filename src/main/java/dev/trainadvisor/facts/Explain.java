@@ -118,7 +118,7 @@ public final class Explain {
 
     private void put(String name, double value, String unit) {
         Evidence prev = evidence.get(name);
-        if (prev != null && (prev.value() != value || !prev.unit().equals(unit)))
+        if (prev != null && (Double.compare(prev.value(), value) != 0 || !prev.unit().equals(unit)))
             throw new IllegalStateException("evidence '" + name + "' given twice with different values: " + prev.value()
                     + " " + prev.unit() + " and " + value + " " + unit);
         evidence.put(name, Evidence.of(name, value, unit));

@@ -271,7 +271,7 @@ public final class HistoryAnalysis {
         List<Double> ratio = new ArrayList<>(), spread = new ArrayList<>(), max = new ArrayList<>();
         for (int i = steadyFrom(h); i < h.size(); i++) {
             double lo = t.minS()[i], hi = t.maxS()[i];
-            if (!(lo > 0) || !(hi >= lo)) continue;
+            if (!(lo > 0) || !(hi >= lo) || !Double.isFinite(hi)) continue;
             ratio.add(hi / lo);
             spread.add(hi - lo);
             max.add(hi);
@@ -296,7 +296,7 @@ public final class HistoryAnalysis {
         double sum = 0, steps = 0;
         for (int i = steadyFrom(h); i < h.size(); i++) {
             double v = Double.isFinite(t.maxS()[i]) ? t.maxS()[i] : t.minS()[i];
-            if (Double.isFinite(v) && h.stepTimeS()[i] > 0) {
+            if (Double.isFinite(v) && v >= 0 && h.stepTimeS()[i] > 0 && Double.isFinite(h.stepTimeS()[i])) {
                 s.add(v);
                 step.add(h.stepTimeS()[i]);
                 sum += v;
