@@ -2,12 +2,12 @@ package dev.trainadvisor.cli;
 
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,8 +50,8 @@ final class AdviseCommand implements Callable<Integer> {
         RunSpec s;
         if (run != null && fromLog.log != null)
             throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
-        if (run != null) s = new SpecReader().read(run);
-        else if (fromLog.log != null) s = new SpecReader().read(fromLog.tree(), fromLog.log.toString());
+        if (run != null) s = RunFiles.read(run);
+        else if (fromLog.log != null) s = RunFiles.read(fromLog.tree(), fromLog.log.toString());
         else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());

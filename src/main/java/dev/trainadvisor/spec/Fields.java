@@ -13,31 +13,32 @@ import java.util.TreeSet;
 
 /**
  * Reads typed fields from one object of a parsed run file, naming the file and the dotted field
- * path in every error. Unknown keys are errors: nothing the user wrote is silently dropped.
+ * path in every error. Unknown keys are errors: nothing the user wrote is silently dropped. Public for the layer that
+ * assembles run files from the files they name; the typed readers stay inside spec.
  */
-final class Fields {
+public final class Fields {
     private final String file;
     private final String path;
     private final JsonNode node;
     /** Keys that may be given as null ("moe: null" in a preset: a dense model). */
     private Set<String> nullable = Set.of();
 
-    Fields(String file, String path, JsonNode node) {
+    public Fields(String file, String path, JsonNode node) {
         this.file = file;
         this.path = path;
         this.node = node;
         if (node != null && !node.isObject()) throw error("", "an object (a mapping of keys to values)");
     }
 
-    String file() { return file; }
+    public String file() { return file; }
 
     String path(String name) { return path.isEmpty() ? name : path + "." + name; }
 
-    SpecException error(String name, String expected) {
+    public SpecException error(String name, String expected) {
         return new SpecException(file, name.isEmpty() ? path : path(name), expected);
     }
 
-    boolean has(String name) {
+    public boolean has(String name) {
         return node != null && node.has(name) && !node.get(name).isNull();
     }
 
@@ -77,7 +78,7 @@ final class Fields {
 
     boolean present() { return node != null; }
 
-    String requireString(String name) {
+    public String requireString(String name) {
         noNull(name, "a string");
         if (!has(name)) throw error(name, "a value is required");
         return string(name, null);

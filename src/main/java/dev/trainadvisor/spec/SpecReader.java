@@ -1,5 +1,6 @@
 package dev.trainadvisor.spec;
 
+import dev.trainadvisor.input.InputFiles;
 import dev.trainadvisor.input.SpecException;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -10,11 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.trainadvisor.ingest.NcclTests;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -72,15 +69,12 @@ public final class SpecReader {
         String name = file.toString();
         String lower = name.toLowerCase(Locale.ROOT);
         ObjectMapper mapper = lower.endsWith(".yaml") || lower.endsWith(".yml") ? YAML : JSON;
+        String text = InputFiles.readUtf8(file, "a JSON or YAML file");
         try {
-            String text = Files.readString(file);
-            if (text.startsWith("\uFEFF")) text = text.substring(1);   // byte-order mark of Windows editors
             JsonNode tree = mapper.readTree(text);
             if (tree == null || tree.isMissingNode() || tree.isNull())
                 throw new SpecException(name, null, "a run file with at least cluster, model and training; the file is empty");
             return tree;
-        } catch (NoSuchFileException e) {
-            throw new SpecException(name, null, "an existing file; it does not exist");
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
                     + ", column " + e.getLocation().getColumnNr();
@@ -89,10 +83,6 @@ public final class SpecReader {
                         : "a single JSON object; more content") + " follows" + where);
             String what = mapper == YAML ? "valid YAML" : "valid JSON";
             throw new SpecException(name, fieldOf(e), what + ": " + e.getOriginalMessage() + where);
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw new SpecException(name, null, "UTF-8 text; the file is not valid UTF-8");
-        } catch (IOException e) {
-            throw new SpecException(name, null, "a readable file: " + e.getMessage());
         }
     }
 
@@ -107,43 +97,35 @@ public final class SpecReader {
         return parts.isEmpty() ? null : String.join(".", parts).replace(".[", "[");
     }
 
-    /** Validates a parsed run file; {@code file} is only used in error messages. */
+    /** The keys by which a run file names other files; {@code dev.trainadvisor.assemble.RunFiles} reads those. */
+    public static final Set<String> NAMED_FILES = Set.of("log", "config", "nccl_tests", "topology");
+
+    /**
+     * Validates a parsed run file that names no other file (no log, config, nccl_tests or topology: the assembling
+     * reader, {@code dev.trainadvisor.assemble.RunFiles}, reads those and merges them in first); {@code file} is only
+     * used in error messages.
+     */
     public RunSpec read(JsonNode tree, String file) {
+        return read(tree, file, false);
+    }
+
+    /**
+     * As {@link #read(JsonNode, String)}, for a tree the assembling reader built.
+     *
+     * @param gpuPathFromTopology the cluster's {@code intra_node.gpu_path} came from an {@code nvidia-smi topo -m} file:
+     *                            a path of another kind than the link is then left to the assembling reader, whose
+     *                            message names that file, rather than reported as a field the user wrote
+     */
+    public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
-        if (top.has("log")) {
-            // the log's metrics and configuration join the run file, then everything is validated as one
-            String logName = top.requireString("log");
-            tree = LogMerge.merge(tree, LogMerge.read(file, logName), file);
-            top = new Fields(file, "", tree);
-        }
-        if (top.has("config")) {
-            // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
-            tree = LogMerge.merge(tree, LogMerge.readConfig(file, top.requireString("config")), file);
-            ((ObjectNode) tree).remove("config");
-            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
-            top = new Fields(file, "", tree);
-        }
-        if (top.has("nccl_tests")) {
-            // a top-level nccl-tests output measures the link inside the node
-            tree = LogMerge.moveInto(tree, "nccl_tests", "cluster.intra_node.nccl_tests", file);
-            top = new Fields(file, "", tree);
-        }
-        dev.trainadvisor.ingest.ParsedLog topology = null;
-        if (top.has("topology")) {
-            topology = LogMerge.read(file, top.requireString("topology"));
-            if (!topology.format().equals("nvidia-smi-topo"))
-                throw top.error("topology", "the output of nvidia-smi topo -m; the file reads as a " + topology.format() + " log");
-            tree = LogMerge.merge(tree, topology, file);
-            ((ObjectNode) tree).remove("topology");
-            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
-            top = new Fields(file, "", tree);
-        }
+        for (String key : new java.util.TreeSet<>(NAMED_FILES))
+            if (top.has(key)) throw namesAFile(top, key);
         String name = top.string("name", null);
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
         if (!top.has("training")) throw top.error("training", "the training block (seq_len, micro_batch_size, ...) is required");
-        Cluster cluster = cluster(top, topology != null);
+        Cluster cluster = cluster(top, gpuPathFromTopology);
         Model model = model(top);
         Training training = training(top.object("training"));
         Parallel parallel = parallel(top.object("parallel"), cluster, model, training);
@@ -161,20 +143,14 @@ public final class SpecReader {
         if (training.precision() == Precision.FP8 && training.fp8Recipe() == Fp8Recipe.MXFP8 && !"Blackwell".equals(arch))
             throw top.error("training.fp8_recipe", "a recipe the GPU runs: MXFP8 needs Blackwell's block-scaled tensor cores, "
                     + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
-        if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
     }
 
-    /** The link the run file names must be of the kind nvidia-smi shows between the node's GPUs. */
-    private static void checkTopology(dev.trainadvisor.ingest.ParsedLog topology, Cluster cluster, String file) {
-        Object kind = topology.extra().get("intra_node");
-        if (kind == null || "mixed".equals(kind)) return;
-        boolean nvlink = "NVLink".equals(kind);
-        if (nvlink != cluster.intraNode().isNvlink())
-            throw new SpecException(file, "cluster.intra_node.link", "a link of the kind the topology shows: nvidia-smi topo -m shows "
-                    + (nvlink ? "NVLink (NV" + topology.extra().getOrDefault("nvlink_links", "#") + ")" : "PCIe only")
-                    + " between the GPUs, but the run file says " + cluster.intraNode().key());
+    /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */
+    private static SpecException namesAFile(Fields f, String key) {
+        return f.error(key, "no file named here: this reader takes run files that name no log, config, nccl-tests output "
+                + "or topology; read the run file with dev.trainadvisor.assemble.RunFiles, which reads and merges them");
     }
 
     private static String stem(String file) {
@@ -197,7 +173,7 @@ public final class SpecReader {
                 if (!raw.get("preset").isTextual()) throw top.error("cluster.preset", "a cluster preset name");
                 JsonNode preset = Presets.find(Presets.clusters(), raw.get("preset").asText(), "cluster",
                         top.file(), "cluster.preset");
-                merged = merge(preset.deepCopy(), raw);
+                merged = JsonTrees.deepMerge((ObjectNode) preset.deepCopy(), raw);
                 ((ObjectNode) merged).remove("preset");
             }
         } else {
@@ -319,31 +295,13 @@ public final class SpecReader {
     }
 
     /**
-     * A link's measured bus bandwidth: {@code busbw_gbps}, or the busbw at the largest size of an
-     * nccl-tests output named by {@code nccl_tests} (relative to the run file). NaN when neither is given.
+     * A link's measured bus bandwidth, {@code busbw_gbps}; NaN when not given. (An nccl-tests output named by {@code
+     * nccl_tests} has become {@code busbw_gbps} in the assembling reader.)
      */
     private static double measuredBusbw(Fields f) {
-        if (f.has("busbw_gbps") && f.has("nccl_tests"))
-            throw f.error("nccl_tests", "either busbw_gbps or nccl_tests, not both");
+        if (f.has("nccl_tests")) throw namesAFile(f, "nccl_tests");
         if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0);
-        if (!f.has("nccl_tests")) return Double.NaN;
-        String name = f.requireString("nccl_tests");
-        Path base = Path.of(f.file()).toAbsolutePath().getParent();
-        Path log = base == null || Path.of(name).isAbsolute() ? Path.of(name) : base.resolve(name);
-        String text;
-        try {
-            text = Files.readString(log);
-        } catch (NoSuchFileException e) {
-            throw f.error("nccl_tests", "an existing nccl-tests output file; " + log + " does not exist");
-        } catch (IOException e) {
-            throw f.error("nccl_tests", "a readable nccl-tests output file: " + e.getMessage());
-        }
-        NcclTests t = NcclTests.parse(text);
-        double busbw = t.busbwAtLargestGbps();
-        if (t.rows().isEmpty() || !(busbw > 0))
-            throw f.error("nccl_tests", "an nccl-tests output with at least one result row with a positive busbw; "
-                    + log + " has none");
-        return busbw;
+        return Double.NaN;
     }
 
     private Gpu gpu(Fields c) {
@@ -546,16 +504,5 @@ public final class SpecReader {
                 m.positiveDouble("backward_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
                 mfu, m.positiveDouble("peak_memory_gb", Double.NaN), steps, skipped,
                 m.positiveDouble("loss_scale", Double.NaN));
-    }
-
-    /** Deep merge: values of {@code over} replace those of {@code base}; nested objects merge. */
-    static ObjectNode merge(JsonNode base, JsonNode over) {
-        ObjectNode out = ((ObjectNode) base);
-        over.fields().forEachRemaining(e -> {
-            JsonNode b = out.get(e.getKey());
-            if (b != null && b.isObject() && e.getValue().isObject()) merge(b, e.getValue());
-            else out.set(e.getKey(), e.getValue().deepCopy());
-        });
-        return out;
     }
 }

@@ -1,6 +1,7 @@
-package dev.trainadvisor.spec;
+package dev.trainadvisor.assemble;
 
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.RunSpec;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ class LogInRunFileTest {
     RunSpec read(String yaml) throws Exception {
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, yaml);
-        return new SpecReader().read(run);
+        return RunFiles.read(run);
     }
 
     @Test
