@@ -7,6 +7,7 @@ import dev.trainadvisor.input.SpecException;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The files a run file names, read through {@link InputFiles}: the name is relative to the run file, and a file that
@@ -48,15 +49,15 @@ final class NamedFiles {
         }
     }
 
-    /** A log a run file names (a training log, an nccl-tests output, a topology), its format detected. */
-    static ParsedLog log(String runFile, String field, String name) {
+    /** A log a run file names (a training log, a topology), read by {@code logs} (its format detected). */
+    static ParsedLog log(String runFile, String field, String name, Function<Path, ParsedLog> logs) {
         Path path = resolveIn(runFile, field, name);
         try {
             InputFiles.requireRegularFile(path, "an existing training log");
         } catch (SpecException e) {
             throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
         }
-        return Logs.read(path);
+        return logs.apply(path);
     }
 
     /** An InternEvo config file (configs/*.py, evaluated as data, never executed) as a log with only configuration. */

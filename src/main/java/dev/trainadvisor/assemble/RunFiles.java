@@ -11,6 +11,7 @@ import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
 
 import java.nio.file.Path;
+import java.util.function.Function;
 
 /**
  * Reads a run file and every file it names, and merges them into one {@link RunSpec}: a training log ({@code log:},
@@ -33,12 +34,17 @@ public final class RunFiles {
 
     /** A parsed run file with the files it names; {@code file} names it in messages and anchors relative names. */
     public static RunSpec read(JsonNode tree, String file) {
+        return read(tree, file, Logs::read);
+    }
+
+    /** As {@link #read(JsonNode, String)}, each named log read by {@code logs} (tests give it a log of their own). */
+    static RunSpec read(JsonNode tree, String file, Function<Path, ParsedLog> logs) {
         if (!(tree instanceof ObjectNode)) return new SpecReader().read(tree, file);   // reports what was expected
         ObjectNode t = tree.deepCopy();
         ParsedLog log = null;
         if (given(t, "log")) {
             // the log's metrics and configuration join the run file, then everything is validated as one
-            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"));
+            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), logs);
             t = LogMerge.merge(t, log, file);
         }
         if (given(t, "config")) {
@@ -53,7 +59,7 @@ public final class RunFiles {
         }
         ParsedLog topology = null;
         if (given(t, "topology")) {
-            topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"));
+            topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"), logs);
             if (!topology.format().equals("nvidia-smi-topo"))
                 throw new SpecException(file, "topology", "the output of nvidia-smi topo -m; the file reads as a "
                         + topology.format() + " log");

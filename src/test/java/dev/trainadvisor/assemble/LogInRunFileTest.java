@@ -1,7 +1,10 @@
 package dev.trainadvisor.assemble;
 
+import dev.trainadvisor.history.StepHistory;
+import dev.trainadvisor.ingest.ParsedLog;
 import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -25,11 +29,21 @@ class LogInRunFileTest {
         Files.copy(sample, dir.resolve("train.log"));
     }
 
-    RunSpec read(String yaml) throws Exception {
+    Path write(String yaml) throws Exception {
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, yaml);
-        return RunFiles.read(run);
+        return run;
     }
+
+    RunSpec read(String yaml) throws Exception {
+        return RunFiles.read(write(yaml));
+    }
+
+    static final String WITHOUT_LOG = """
+            cluster: {preset: dgx-a100-80gb}
+            model: internlm-7b
+            training: {seq_len: 2048, micro_batch_size: 2}
+            """;
 
     @Test
     void theLogsMediansAndMicroNumJoinTheRun() throws Exception {
@@ -69,5 +83,27 @@ class LogInRunFileTest {
                 """));
         assertTrue(e.getMessage().contains("run.yaml") && e.getMessage().contains("'log'") && e.getMessage().contains("does not exist"),
                 e.getMessage());
+    }
+
+    @Test
+    void theLogsStepHistoryJoinsTheMeasurements() throws Exception {
+        Path run = write(WITHOUT_LOG + "log: train.log\n");
+        // what ingest gives today, carried through as it is (its history may still be empty)
+        assertEquals(Logs.read(dir.resolve("train.log")).history().size(),
+                RunFiles.read(run).run().measured().history().size());
+        // the history a log reader returns is the one the measurements carry: the log's steps 1 to 5 at their tgs
+        StepHistory h = new StepHistory(new long[] {1, 2, 3, 4, 5}, 1, new double[] {3.83, 3.82, 3.86, 3.84, 3.85},
+                new double[] {4274.45, 4300.69, 4252.55, 4270.52, 4262.67}, StepHistory.absent(5), StepHistory.absent(5),
+                StepHistory.absent(5), StepHistory.absent(5), StepHistory.absent(5), StepHistory.absent(5),
+                new double[5], List.of(), 0, "");
+        RunSpec s = RunFiles.read(SpecReader.parse(run), run.toString(), p -> {
+            ParsedLog real = Logs.read(p);
+            return new ParsedLog(real.format(), real.steps(), real.steadySteps(), real.metrics(), real.tflopsConvention(),
+                    real.config(), real.extra(), real.warnings(), h);
+        });
+        assertSame(h, s.run().measured().history());
+        assertEquals(4270.52, s.run().measured().tokensPerGpuPerS(), 1e-9, "the medians still come from the log");
+        // a run file without a log has none
+        assertTrue(read(WITHOUT_LOG).run().measured().history().isEmpty());
     }
 }
