@@ -182,8 +182,11 @@ public final class SpecReader {
         Fields c = new Fields(top.file(), "cluster", merged);
         c.allowOnly(CLUSTER);
         Gpu gpu = gpu(c);
-        int nodes = c.positiveInt("nodes", 1);
-        int perNode = c.requirePositiveInt("gpus_per_node");
+        int nodes = c.positiveInt("nodes", 1, Bounds.GPUS);
+        int perNode = c.requirePositiveInt("gpus_per_node", Bounds.GPUS_PER_NODE);
+        if ((long) nodes * perNode > Bounds.GPUS)
+            throw c.error("nodes", "nodes x gpus_per_node at most " + Bounds.GPUS + " GPUs, got " + nodes + " x " + perNode
+                    + " = " + (long) nodes * perNode);
         Fields intra = c.object("intra_node");
         intra.allowOnly(INTRA);
         IntraNodeLink link;
@@ -203,7 +206,7 @@ public final class SpecReader {
         Network network = null;
         if (inter.present() && inter.has("link")) {
             Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
-            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode());
+            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode(), Bounds.SMALL_COUNT);
             double busbw = measuredBusbw(inter);
             network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source(),
                     inter.bool("sharp", false));
@@ -212,7 +215,7 @@ public final class SpecReader {
             throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",
                     catalog.networks().keySet()) + ") is required when nodes > 1");
         String name = c.string("name", gpu.key() + " x" + nodes * perNode);
-        int domain = c.positiveInt("nvlink_domain", perNode);
+        int domain = c.positiveInt("nvlink_domain", perNode, Bounds.GPUS);
         if (domain != perNode) {
             if (domain % perNode != 0)
                 throw c.error("nvlink_domain", "a multiple of gpus_per_node (" + perNode + "): the GPUs of whole nodes joined by"
@@ -338,7 +341,7 @@ public final class SpecReader {
             throw f.error("architecture", "one of " + String.join(", ", known) + " (as gpus.json names them), got '"
                     + arch + "'");
         return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN), attention,
-                f.positiveInt("sms", 0), arch, null, f.string("source", "given in " + c.file()), 0, true);
+                f.positiveInt("sms", 0, Bounds.SMALL_COUNT), arch, null, f.string("source", "given in " + c.file()), 0, true);
     }
 
     // ---------------------------------------------------------------- model
@@ -356,26 +359,28 @@ public final class SpecReader {
                     + ") or an object, got " + Fields.describe(raw));
         }
         m.allowOnly(MODEL, Set.of("moe"));
-        int layers = m.requirePositiveInt("layers");
-        int hidden = m.requirePositiveInt("hidden");
-        int heads = m.requirePositiveInt("heads");
-        int kvHeads = m.positiveInt("kv_heads", heads);
-        int ffn = m.requirePositiveInt("ffn_hidden");
-        int vocab = m.requirePositiveInt("vocab");
+        // bounded before anything loops over layers or multiplies sizes (Bounds says why each is generous)
+        int layers = m.requirePositiveInt("layers", Bounds.LAYERS);
+        int hidden = m.requirePositiveInt("hidden", Bounds.HIDDEN);
+        int heads = m.requirePositiveInt("heads", Bounds.HEADS);
+        int kvHeads = m.positiveInt("kv_heads", heads, Bounds.HEADS);
+        int ffn = m.requirePositiveInt("ffn_hidden", Bounds.FFN_HIDDEN);
+        int vocab = m.requirePositiveInt("vocab", Bounds.VOCAB);
         if (!m.has("head_dim") && hidden % heads != 0)
             throw m.error("heads", "a divisor of hidden (" + hidden + "), or head_dim set, got " + heads);
-        int headDim = m.positiveInt("head_dim", hidden / heads);
+        int headDim = m.positiveInt("head_dim", hidden / heads, Bounds.HEADS);
         if (heads % kvHeads != 0) throw m.error("kv_heads", "a divisor of heads (" + heads + "), got " + kvHeads);
         Moe moe = null;
         if (m.has("moe")) {
             Fields f = m.object("moe");
             f.allowOnly(MOE);
-            int experts = f.requirePositiveInt("experts");
-            int topK = f.requirePositiveInt("top_k");
+            int experts = f.requirePositiveInt("experts", Bounds.EXPERTS);
+            int topK = f.requirePositiveInt("top_k", Bounds.EXPERTS);
             if (topK > experts) throw f.error("top_k", "at most experts (" + experts + "), got " + topK);
             int firstDense = f.nonNegativeInt("first_dense", 0, layers - 1);
             int shared = f.nonNegativeInt("shared_experts", 0, experts);
-            int sharedFfn = f.positiveInt("shared_ffn_hidden", f.positiveInt("ffn_hidden", ffn));
+            int sharedFfn = f.positiveInt("shared_ffn_hidden", f.positiveInt("ffn_hidden", ffn, Bounds.FFN_HIDDEN),
+                    Bounds.FFN_HIDDEN);
             double capacity = f.nonNegativeDouble("capacity_factor", 0);
             if (capacity > 0 && capacity < 1)
                 throw f.error("capacity_factor", "at least 1 (each expert's share of the tokens times it), or 0 for "
@@ -386,7 +391,8 @@ public final class SpecReader {
             if (imbalance > 1 && capacity > 0)
                 throw f.error("load_imbalance", "1 with capacity_factor " + capacity + " (a capacity drops what exceeds it), got "
                         + imbalance);
-            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn), f.positiveInt("every", 1), firstDense,
+            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn, Bounds.FFN_HIDDEN),
+                    f.positiveInt("every", 1, Bounds.LAYERS), firstDense,
                     shared, sharedFfn, capacity, imbalance);
         }
         String name = m.string("name", raw.isTextual() ? raw.asText() : "custom-model");
@@ -401,9 +407,9 @@ public final class SpecReader {
 
     private Training training(Fields t) {
         t.allowOnly(TRAINING);
-        int seq = t.requirePositiveInt("seq_len");
-        int mbs = t.requirePositiveInt("micro_batch_size");
-        int mb = t.positiveInt("micro_batches", 1);
+        int seq = t.requirePositiveInt("seq_len", Bounds.SEQ_LEN);
+        int mbs = t.requirePositiveInt("micro_batch_size", Bounds.MICRO_BATCH_SIZE);
+        int mb = t.positiveInt("micro_batches", 1, Bounds.MICRO_BATCHES);
         Recompute rc = t.choice("recompute", Recompute.NONE, Recompute.class, Recompute::parse);
         Precision p = t.choice("precision", Precision.BF16, Precision.class, Precision::parse);
         Precision gr = t.choice("grad_reduce_precision", p == Precision.FP8 ? Precision.BF16 : p,
@@ -432,35 +438,36 @@ public final class SpecReader {
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {
         p.allowOnly(PARALLEL);
         int gpus = cluster.gpus();
-        int tp = p.positiveInt("tp", 1);
-        int pp = p.positiveInt("pp", 1);
-        int cp = p.positiveInt("cp", 1);
-        int ep = p.positiveInt("ep", 1);
-        int mp = tp * pp * cp;
+        // every degree divides the GPUs, so none exceeds their bound; products are formed in long
+        int tp = p.positiveInt("tp", 1, Bounds.GPUS);
+        int pp = p.positiveInt("pp", 1, Bounds.GPUS);
+        int cp = p.positiveInt("cp", 1, Bounds.GPUS);
+        int ep = p.positiveInt("ep", 1, Bounds.GPUS);
+        long mp = (long) tp * pp * cp;
         if (gpus % mp != 0)
             throw p.error("tp", "tp*pp*cp (" + tp + "*" + pp + "*" + cp + "=" + mp + ") to divide the cluster's "
                     + gpus + " GPUs");
         int dp;
         if (p.has("dp")) {
-            dp = p.positiveInt("dp", 0);
-            if ((long) dp * mp != gpus)
+            dp = p.positiveInt("dp", 0, Bounds.GPUS);
+            if (dp * mp != gpus)
                 throw p.error("dp", "tp*pp*cp*dp to equal the cluster's " + gpus + " GPUs (" + cluster.nodes()
                         + " nodes x " + cluster.gpusPerNode() + "), so dp=" + gpus / mp + "; got dp=" + dp);
         } else {
-            dp = gpus / mp;
+            dp = (int) (gpus / mp);
         }
         if (model.heads() % tp != 0)
             throw p.error("tp", "a divisor of the model's " + model.heads() + " attention heads, got tp=" + tp);
         if (model.kvHeads() % tp != 0 && tp % model.kvHeads() != 0)
             throw p.error("tp", "a divisor or multiple of the model's " + model.kvHeads() + " KV heads, got tp=" + tp);
-        int vs = p.positiveInt("virtual_stages", 1);
+        int vs = p.positiveInt("virtual_stages", 1, Bounds.VIRTUAL_STAGES);
         if (vs > 1 && pp == 1) throw p.error("virtual_stages", "1 when pp is 1 (interleaving needs a pipeline)");
-        if (model.layers() < pp * vs)
+        if (model.layers() < (long) pp * vs)
             throw p.error("pp", "pp*virtual_stages at most the model's " + model.layers() + " layers, got "
                     + pp + "*" + vs);
         if (training.seqLen() % cp != 0)
             throw p.error("cp", "a divisor of seq_len (" + training.seqLen() + "), got cp=" + cp);
-        int etp = p.positiveInt("etp", tp);
+        int etp = p.positiveInt("etp", tp, Bounds.GPUS);
         if (!model.isMoe() && p.has("etp") && etp != tp)
             throw p.error("etp", "tp (" + tp + ") for a dense model (expert tensor parallelism needs moe), got " + etp);
         if (ep > 1 && !model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
@@ -470,13 +477,13 @@ public final class SpecReader {
             if (model.moe().ffnHidden() % etp != 0)
                 throw p.error("etp", "a divisor of the experts' ffn_hidden (" + model.moe().ffnHidden() + "), got " + etp);
             // Megatron-Core folds the experts' ETP x EP over the attention's TP x CP x DP ranks of a stage
-            if ((tp * cp * dp) % (ep * etp) != 0)
-                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + ep * etp
-                        + ") to divide tp*cp*dp (" + tp * cp * dp + "): the expert layers fold their ranks over the "
+            if (((long) tp * cp * dp) % ((long) ep * etp) != 0)
+                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + (long) ep * etp
+                        + ") to divide tp*cp*dp (" + (long) tp * cp * dp + "): the expert layers fold their ranks over the "
                         + "attention's (MoE parallel folding; etp defaults to tp)");
         }
         int zero = p.nonNegativeInt("zero_stage", 0, 3);
-        int zg = p.positiveInt("zero_group_size", dp);
+        int zg = p.positiveInt("zero_group_size", dp, Bounds.GPUS);
         if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
         return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
                 p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false),
