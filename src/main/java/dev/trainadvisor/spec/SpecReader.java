@@ -97,13 +97,12 @@ public final class SpecReader {
         return parts.isEmpty() ? null : String.join(".", parts).replace(".[", "[");
     }
 
-    /** The keys by which a run file names other files; {@code dev.trainadvisor.assemble.RunFiles} reads those. */
+    /** The keys by which a run file names other files; the assembling reader (RunFiles, one layer up) reads those. */
     public static final Set<String> NAMED_FILES = Set.of("log", "config", "nccl_tests", "topology");
 
     /**
-     * Validates a parsed run file that names no other file (no log, config, nccl_tests or topology: the assembling
-     * reader, {@code dev.trainadvisor.assemble.RunFiles}, reads those and merges them in first); {@code file} is only
-     * used in error messages.
+     * Validates a parsed run file that names no other file (no log, config, nccl_tests or topology, which the
+     * assembling reader, RunFiles one layer up, reads and merges in first); {@code file} is only used in error messages.
      */
     public RunSpec read(JsonNode tree, String file) {
         return read(tree, file, false);
@@ -150,7 +149,7 @@ public final class SpecReader {
     /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */
     private static SpecException namesAFile(Fields f, String key) {
         return f.error(key, "no file named here: this reader takes run files that name no log, config, nccl-tests output "
-                + "or topology; read the run file with dev.trainadvisor.assemble.RunFiles, which reads and merges them");
+                + "or topology; read the run file with RunFiles (package assemble), which reads and merges them");
     }
 
     private static String stem(String file) {
