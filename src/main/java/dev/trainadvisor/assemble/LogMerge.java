@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.ingest.ParsedLog;
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.Fields;
 import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.Metric;
 import dev.trainadvisor.spec.Names;
@@ -60,10 +61,11 @@ final class LogMerge {
                             + have + ", the " + log.format() + " log says " + value);
                 continue;
             }
+            objectsAlong(out, key, file);
             JsonTrees.put(out, key, value);
         }
-        ObjectNode metrics = out.has("metrics") && out.get("metrics").isObject() ? (ObjectNode) out.get("metrics")
-                : out.putObject("metrics");
+        objectsAlong(out, "metrics.x", file);
+        ObjectNode metrics = out.get("metrics") instanceof ObjectNode m ? m : out.putObject("metrics");
         for (Map.Entry<String, Double> e : log.metrics().entrySet()) {
             if (!METRICS.contains(e.getKey()) || e.getValue() == null || e.getValue().isNaN()) continue;
             JsonNode have = metrics.get(e.getKey());
@@ -102,6 +104,19 @@ final class LogMerge {
             throw new SpecException(file, key, "either a measured busbw_gbps or an nccl-tests output, not both");
         JsonTrees.put(out, dotted, value);
         return out;
+    }
+
+    /** Where the run file gives the objects a dotted key passes through, they are objects: nothing it wrote is replaced. */
+    private static void objectsAlong(ObjectNode out, String dotted, String file) {
+        String[] parts = dotted.split("\\.");
+        JsonNode n = out;
+        for (int i = 0; i < parts.length - 1; i++) {
+            n = n.get(parts[i]);
+            if (n == null || n.isNull()) return;
+            if (!n.isObject())
+                throw new SpecException(file, String.join(".", java.util.Arrays.copyOf(parts, i + 1)),
+                        "an object (a mapping of keys to values), got " + Fields.describe(n));
+        }
     }
 
     static boolean same(JsonNode a, JsonNode b) {

@@ -49,11 +49,11 @@ final class NamedFiles {
         }
     }
 
-    /** A log a run file names (a training log, a topology), read by {@code logs} (its format detected). */
-    static ParsedLog log(String runFile, String field, String name, Function<Path, ParsedLog> logs) {
+    /** A log a run file names (a training log, a topology), {@code what} it should be, read by {@code logs}. */
+    static ParsedLog log(String runFile, String field, String name, String what, Function<Path, ParsedLog> logs) {
         Path path = resolveIn(runFile, field, name);
         try {
-            InputFiles.requireRegularFile(path, "an existing training log");
+            InputFiles.requireRegularFile(path, what);
         } catch (SpecException e) {
             throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
         }

@@ -44,7 +44,7 @@ public final class RunFiles {
         ParsedLog log = null;
         if (given(t, "log")) {
             // the log's metrics and configuration join the run file, then everything is validated as one
-            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), logs);
+            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), "a training log", logs);
             t = LogMerge.merge(t, log, file);
         }
         if (given(t, "config")) {
@@ -59,7 +59,8 @@ public final class RunFiles {
         }
         ParsedLog topology = null;
         if (given(t, "topology")) {
-            topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"), logs);
+            topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"),
+                    "the output of nvidia-smi topo -m", logs);
             if (!topology.format().equals("nvidia-smi-topo"))
                 throw new SpecException(file, "topology", "the output of nvidia-smi topo -m; the file reads as a "
                         + topology.format() + " log");

@@ -193,7 +193,8 @@ public final class Fields {
         return v;
     }
 
-    static String describe(JsonNode n) {
+    /** How a value reads in a message: "an object", "the string 'x'", "the number 3", ... */
+    public static String describe(JsonNode n) {
         if (n.isObject()) return "an object";
         if (n.isArray()) return "a list";
         if (n.isTextual()) return "the string '" + n.asText() + "'";

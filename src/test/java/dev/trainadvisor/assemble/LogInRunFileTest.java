@@ -106,4 +106,20 @@ class LogInRunFileTest {
         // a run file without a log has none
         assertTrue(read(WITHOUT_LOG).run().measured().history().isEmpty());
     }
+
+    @Test
+    void aBlockTheLogFillsMustBeAnObjectWhereTheRunFileGivesIt() throws Exception {
+        // the log's micro_num (training.micro_batches) and medians (metrics) would have replaced these silently
+        SpecException e = assertThrows(SpecException.class, () -> read("""
+                cluster: {preset: dgx-a100-80gb}
+                model: internlm-7b
+                training: 5
+                log: train.log
+                """));
+        assertEquals(dir.resolve("run.yaml") + ": field 'training': an object (a mapping of keys to values), got the number 5",
+                e.getMessage());
+        e = assertThrows(SpecException.class, () -> read(WITHOUT_LOG + "metrics: fast\nlog: train.log\n"));
+        assertTrue(e.getMessage().endsWith("field 'metrics': an object (a mapping of keys to values), got the string 'fast'"),
+                e.getMessage());
+    }
 }
