@@ -2,6 +2,7 @@ package dev.trainadvisor.cli;
 
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.report.Json;
@@ -50,7 +51,7 @@ final class AdviseCommand implements Callable<Integer> {
         RunSpec s;
         if (run != null && fromLog.log != null)
             throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
-        if (run != null) s = new SpecReader().read(run);
+        if (run != null) s = RunFiles.read(run);
         else if (fromLog.log != null) s = fromLog.run(new SpecReader(), spec.commandLine().getErr());
         else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         RuleEngine engine = common.engine();

@@ -2,6 +2,7 @@ package dev.trainadvisor.cli;
 
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.report.BatchTable;
 import dev.trainadvisor.report.Fleet;
@@ -10,6 +11,7 @@ import dev.trainadvisor.report.Html;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -82,7 +84,6 @@ final class BatchCommand implements Callable<Integer> {
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
         TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
-        SpecReader reader = new SpecReader();
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();
         Progress progress = new Progress(err, items.size(), showProgress(this.progress, stderrTarget()));
@@ -92,7 +93,7 @@ final class BatchCommand implements Callable<Integer> {
         for (Item item : items) {
             results.add(pool.submit(() -> {
                 try {
-                    RunSpec s = reader.read(item.tree(), item.file().toString());
+                    RunSpec s = RunFiles.read(item.tree(), item.file().toString());
                     return advisor.adviseRun(s.cluster(), s.run());
                 } catch (SpecException e) {
                     return e;
@@ -213,7 +214,7 @@ final class BatchCommand implements Callable<Integer> {
             }
             ObjectNode tree = runs.has("defaults") && runs.get("defaults").isObject()
                     ? ((ObjectNode) runs.get("defaults")).deepCopy() : SpecReader.JSON_MAPPER.createObjectNode();
-            deepMerge(tree, entry);
+            JsonTrees.deepMerge(tree, entry);
             if (!tree.has("name")) tree.put("name", stem(f));
             tree.put("log", f.toAbsolutePath().toString());
             items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
@@ -348,14 +349,6 @@ final class BatchCommand implements Callable<Integer> {
             }
             err.println("error: " + message);
         }
-    }
-
-    static void deepMerge(ObjectNode base, JsonNode over) {
-        over.fields().forEachRemaining(e -> {
-            JsonNode b = base.get(e.getKey());
-            if (b instanceof ObjectNode bo && e.getValue().isObject()) deepMerge(bo, e.getValue());
-            else base.set(e.getKey(), e.getValue().deepCopy());
-        });
     }
 
     static String stem(Path p) {

@@ -91,7 +91,7 @@ final class LogRunOptions {
     RunSpec run(SpecReader reader, PrintWriter err) {
         if (cluster == null) throw new SpecException("--cluster", null, "a cluster preset or file: the log does not say which cluster ran it");
         String file = log.toString();
-        ParsedLog parsed = LogFormats.detectAndParse(ParseCommand.read(log), file);
+        ParsedLog parsed = dev.trainadvisor.assemble.Logs.read(log);
         requireTrainingThroughput(parsed, file);
         for (String w : parsed.warnings()) err.println("note: " + file + ": " + w);
         ObjectNode tree = tree(parsed, err);

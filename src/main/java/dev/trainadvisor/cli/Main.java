@@ -26,17 +26,40 @@ public final class Main implements Runnable {
         System.exit(run(args));
     }
 
-    /** Runs the command line and returns its exit code (for tests). */
+    /**
+     * Runs the command line and returns its exit code (for tests). Whatever escapes a command is reported as bad input
+     * (exit 2) in one line, never a stack trace: a {@link dev.trainadvisor.input.SpecException} with its message (the
+     * file, the field and what was expected); any other exception, and a heap or stack exhausted by the input, with
+     * what happened and the command line it happened on. {@code -Dtrainadvisor.debug=true} adds the stack trace.
+     */
     public static int run(String... args) {
         CommandLine cl = new CommandLine(new Main());
-        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            if (ex instanceof dev.trainadvisor.input.SpecException) {
-                cmd.getErr().println("error: " + ex.getMessage());
-                return BAD_INPUT;
-            }
-            throw ex;
-        });
-        return cl.execute(args);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> failed(ex, cmd.getErr(), args));
+        try {
+            return cl.execute(args);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            return failed(e, cl.getErr(), args);
+        }
+    }
+
+    /** Prints one line on what went wrong and returns {@link #BAD_INPUT}. */
+    static int failed(Throwable ex, java.io.PrintWriter err, String[] args) {
+        String where = String.join(" ", args);
+        if (ex instanceof dev.trainadvisor.input.SpecException) {
+            err.println("error: " + ex.getMessage());
+        } else if (ex instanceof StackOverflowError) {
+            err.println("error: " + where + ": the input is nested or chained too deeply to be read (the stack ran out)");
+        } else if (ex instanceof OutOfMemoryError) {
+            err.println("error: " + where + ": the input needs more memory than this Java heap has (" + ex.getMessage()
+                    + "); give java a larger -Xmx, or a smaller input");
+        } else {
+            String message = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+            err.println("error: " + where + ": this input could not be handled (" + message.replaceAll("\\s+", " ")
+                    + "); this is a bug in train-advisor: please report it with the input");
+        }
+        if (Boolean.getBoolean("trainadvisor.debug")) ex.printStackTrace(err);
+        err.flush();
+        return BAD_INPUT;
     }
 
     @Override

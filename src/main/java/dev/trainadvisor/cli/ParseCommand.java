@@ -3,21 +3,16 @@ package dev.trainadvisor.cli;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.trainadvisor.assemble.Logs;
 import dev.trainadvisor.facts.Fmt;
-import dev.trainadvisor.ingest.LogFormats;
 import dev.trainadvisor.ingest.ParsedLog;
 import dev.trainadvisor.report.Json;
-import dev.trainadvisor.input.SpecException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,25 +41,9 @@ final class ParseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String name = log.toString();
-        ParsedLog parsed = LogFormats.read(log);
+        ParsedLog parsed = Logs.read(log);
         Output.write(format == Format.md ? markdown(parsed, name) : Json.of(Report.of(parsed)), out, spec.commandLine().getOut());
         return Main.OK;
-    }
-
-    /** The file as UTF-8 text (byte-order mark dropped); every failure is a {@link SpecException} naming the file. */
-    static String read(Path file) {
-        String name = file.toString();
-        if (Files.isDirectory(file)) throw new SpecException(name, null, "a log file; it is a folder");
-        try {
-            String text = Files.readString(file);
-            return text.startsWith("\uFEFF") ? text.substring(1) : text;
-        } catch (NoSuchFileException e) {
-            throw new SpecException(name, null, "an existing file; it does not exist");
-        } catch (CharacterCodingException e) {
-            throw new SpecException(name, null, "UTF-8 text; the file is not valid UTF-8");
-        } catch (IOException e) {
-            throw new SpecException(name, null, "a readable file: " + e.getMessage());
-        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.trainadvisor.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.report.SearchReport;
 import dev.trainadvisor.search.LayoutSearch;
@@ -77,7 +78,7 @@ final class SearchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        RunSpec s = run != null ? new SpecReader().read(run) : fromFlags();
+        RunSpec s = run != null ? RunFiles.read(run) : fromFlags();
         Set<String> knobs = new LinkedHashSet<>(vary == null ? LayoutSearch.DEFAULT_KNOBS : vary);
         for (String k : knobs)
             if (!LayoutSearch.KNOBS.contains(k))

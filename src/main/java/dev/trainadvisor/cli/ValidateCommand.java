@@ -1,5 +1,6 @@
 package dev.trainadvisor.cli;
 
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.perf.Validation;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.ReferenceRun;
@@ -40,7 +41,7 @@ final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<ReferenceRun> runs = file == null ? ReferenceRun.builtIn() : ReferenceRun.read(file);
+        List<ReferenceRun> runs = file == null ? ReferenceRun.builtIn() : ReferenceRun.read(file, RunFiles::read);
         Validation.Report report = Validation.of(runs);
         common.write(format == Format.json ? Json.of(report) : markdown(report, rows), spec.commandLine().getOut());
         return Main.OK;

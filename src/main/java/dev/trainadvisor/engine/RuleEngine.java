@@ -3,6 +3,7 @@ package dev.trainadvisor.engine;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.spec.Resources;
+import dev.trainadvisor.input.InputFiles;
 import dev.trainadvisor.input.SpecException;
 import org.kie.api.KieBase;
 import org.kie.api.definition.KiePackage;
@@ -82,7 +83,7 @@ public final class RuleEngine {
             throw new SpecException(extraFolder.toString(), null, "a folder of *.drl rule files");
         try (Stream<Path> files = Files.list(extraFolder)) {
             for (Path p : files.filter(f -> f.toString().endsWith(".drl")).sorted().toList())
-                drl.put(p.toString(), Files.readString(p));
+                drl.put(p.toString(), InputFiles.readUtf8(p, "a Drools rule file (*.drl)"));
         } catch (IOException e) {
             throw new SpecException(extraFolder.toString(), null, "a readable folder: " + e.getMessage());
         }

@@ -28,7 +28,7 @@ public final class InputFiles {
      * @param what what the file should be ("a run file", "a training log"), for the message
      */
     public static Path requireRegularFile(Path file, String what) {
-        if (!Files.exists(file)) throw new SpecException(file.toString(), null, what + "; no such file");
+        if (!Files.exists(file)) throw new SpecException(file.toString(), null, what + "; it does not exist");
         if (Files.isDirectory(file)) throw new SpecException(file.toString(), null, what + "; this is a folder");
         if (!Files.isRegularFile(file))
             throw new SpecException(file.toString(), null, what + "; not a regular file (a device, pipe or socket is "
@@ -37,27 +37,55 @@ public final class InputFiles {
         return file;
     }
 
-    /** A small file's text (UTF-8, malformed bytes replaced), refused above {@link #MAX_WHOLE_FILE_BYTES}. */
+    /**
+     * A small file's text (UTF-8, malformed bytes replaced; a leading byte-order mark dropped), refused above
+     * {@link #MAX_WHOLE_FILE_BYTES}.
+     */
     public static String readText(Path file, String what) {
+        byte[] bytes = readBytes(file, what);
+        try {
+            return withoutBom(decodeStrictly(bytes));
+        } catch (CharacterCodingException e) {
+            // a log or config with stray bytes is still read: each bad byte becomes U+FFFD
+            return withoutBom(new String(bytes, StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * A small file's text, which must be UTF-8 (a run file, a model or cluster file, a rule file): malformed bytes are
+     * an error naming the file. A leading byte-order mark (Windows editors write one) is dropped.
+     */
+    public static String readUtf8(Path file, String what) {
+        try {
+            return withoutBom(decodeStrictly(readBytes(file, what)));
+        } catch (CharacterCodingException e) {
+            throw new SpecException(file.toString(), null, what + " in UTF-8 text; the file is not valid UTF-8");
+        }
+    }
+
+    /** The bytes of a regular file of at most {@link #MAX_WHOLE_FILE_BYTES}. */
+    private static byte[] readBytes(Path file, String what) {
         requireRegularFile(file, what);
         try {
             long size = Files.size(file);
             if (size > MAX_WHOLE_FILE_BYTES)
                 throw new SpecException(file.toString(), null, what + " of at most " + (MAX_WHOLE_FILE_BYTES >> 20)
                         + " MB; this one is " + (size >> 20) + " MB");
-            byte[] bytes = Files.readAllBytes(file);
-            try {
-                return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-            } catch (CharacterCodingException e) {
-                // a log or config with stray bytes is still read: each bad byte becomes U+FFFD
-                return new String(bytes, StandardCharsets.UTF_8);
-            }
+            return Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
-            throw new SpecException(file.toString(), null, what + "; no such file");
+            throw new SpecException(file.toString(), null, what + "; it does not exist");
         } catch (IOException e) {
             throw new SpecException(file.toString(), null, what + " that can be read: " + e.getMessage());
         }
+    }
+
+    private static String decodeStrictly(byte[] bytes) throws CharacterCodingException {
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+    }
+
+    private static String withoutBom(String text) {
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
     }
 
     /** A stream over a regular file of any size, for reading it line by line. */

@@ -90,7 +90,7 @@ public final class MemoryModel {
         if (p.virtualStages() > 1) flight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
         double activations = perLayer * layersPerStage * flight;
         // logits in 16 bits plus the fp32 copy the cross-entropy makes, per micro-batch on the last stage
-        double tokens = t.microBatchSize() * t.seqLen() / sh.divisor(MemoryPart.SEQUENCE);
+        double tokens = (double) t.microBatchSize() * t.seqLen() / sh.divisor(MemoryPart.SEQUENCE);   // in double: 2^16 x 2^24 leaves an int
         double logits = last ? tokens * m.vocab() / sh.divisor(MemoryPart.VOCABULARY) * (2 + 4) : 0;
         return new MemoryEstimate.Stage(index, states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
                 activations / 1e9, logits / 1e9, BUFFERS_GB);

@@ -32,22 +32,8 @@ public final class Topology {
         int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
         if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1, 0);
         // the group of rank 0: ranks 0, stride, 2*stride, ...; every other group of the kind is a shifted copy
-        int domains = 0, membersPerDomain = 0, inDomain = 0, membersPerNode = 0, inNode = 0;
-        long lastDomain = -1, lastNode = -1;
-        for (int i = 0; i < size; i++) {
-            long rank = (long) i * stride;
-            if (rank / domain != lastDomain) {
-                domains++;
-                lastDomain = rank / domain;
-                inDomain = 0;
-            }
-            if (rank / perNode != lastNode) {
-                lastNode = rank / perNode;
-                inNode = 0;
-            }
-            membersPerDomain = Math.max(membersPerDomain, ++inDomain);
-            membersPerNode = Math.max(membersPerNode, ++inNode);
-        }
+        int domains = blocks(size, stride, domain);
+        int membersPerDomain = mostInABlock(size, stride, domain), membersPerNode = mostInABlock(size, stride, perNode);
         if (domains == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
                     cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference(),
@@ -64,5 +50,20 @@ public final class Topology {
         }
         return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, domains, membersPerDomain, interference,
                 1.0, net.sharp());
+    }
+
+    /**
+     * How many blocks of {@code width} consecutive ranks (nodes, NVLink domains) the ranks 0, stride, ...,
+     * (size - 1) * stride fall in. In closed form, not a loop over a group of up to 2^20 ranks: steps of at most a
+     * block's width skip no block between the first and the last rank; longer ones land in a new block each.
+     */
+    static int blocks(int size, int stride, int width) {
+        if (stride > width) return size;
+        return (int) ((size - 1L) * stride / width) + 1;
+    }
+
+    /** The most of those ranks in one block: the first block, from rank 0, holds ceil(width / stride), none holds more. */
+    static int mostInABlock(int size, int stride, int width) {
+        return (int) Math.min(size, ((long) width + stride - 1) / stride);
     }
 }

@@ -245,7 +245,8 @@ public final class LayoutSearch {
             for (int etp : etps) {
                 if (m.moe().ffnHidden() % etp != 0) continue;
                 for (int ep : values(vary, "ep", base.ep(), divisors(m.moe().experts(), m.moe().experts()))) {
-                    if (m.moe().experts() % ep != 0 || (tp * cp * dp) % (ep * etp) != 0) continue;
+                    // in long: ep and etp each reach 2^20 (spec.Bounds), and their product wraps an int to 0
+                    if (m.moe().experts() % ep != 0 || ((long) tp * cp * dp) % ((long) ep * etp) != 0) continue;
                     out.add(new int[]{ep, etp});
                 }
             }
@@ -256,11 +257,19 @@ public final class LayoutSearch {
             return vary.contains(knob) ? all : List.of(base);
         }
 
-        /** Divisors of {@code n} up to {@code max}, ascending. */
+        /** Divisors of {@code n} up to {@code max}, ascending; O(sqrt n), as n reaches 2^20 GPUs or experts (spec.Bounds). */
         static List<Integer> divisors(int n, int max) {
-            List<Integer> out = new ArrayList<>();
-            for (int d = 1; d <= Math.min(n, Math.max(1, max)); d++) if (n % d == 0) out.add(d);
-            return out;
+            int limit = Math.min(n, Math.max(1, max));
+            List<Integer> small = new ArrayList<>(), large = new ArrayList<>();
+            for (int d = 1; (long) d * d <= n; d++) {
+                if (n % d != 0) continue;
+                if (d <= limit) small.add(d);
+                int e = n / d;
+                if (e != d && e <= limit) large.add(e);
+            }
+            java.util.Collections.reverse(large);
+            small.addAll(large);
+            return small;
         }
 
         /** Micro-batch sizes: the divisors of a replica's sequences up to 64, and the run's own. */

@@ -13,31 +13,32 @@ import java.util.TreeSet;
 
 /**
  * Reads typed fields from one object of a parsed run file, naming the file and the dotted field
- * path in every error. Unknown keys are errors: nothing the user wrote is silently dropped.
+ * path in every error. Unknown keys are errors: nothing the user wrote is silently dropped. Public for the layer that
+ * assembles run files from the files they name; the typed readers stay inside spec.
  */
-final class Fields {
+public final class Fields {
     private final String file;
     private final String path;
     private final JsonNode node;
     /** Keys that may be given as null ("moe: null" in a preset: a dense model). */
     private Set<String> nullable = Set.of();
 
-    Fields(String file, String path, JsonNode node) {
+    public Fields(String file, String path, JsonNode node) {
         this.file = file;
         this.path = path;
         this.node = node;
         if (node != null && !node.isObject()) throw error("", "an object (a mapping of keys to values)");
     }
 
-    String file() { return file; }
+    public String file() { return file; }
 
     String path(String name) { return path.isEmpty() ? name : path + "." + name; }
 
-    SpecException error(String name, String expected) {
+    public SpecException error(String name, String expected) {
         return new SpecException(file, name.isEmpty() ? path : path(name), expected);
     }
 
-    boolean has(String name) {
+    public boolean has(String name) {
         return node != null && node.has(name) && !node.get(name).isNull();
     }
 
@@ -77,7 +78,7 @@ final class Fields {
 
     boolean present() { return node != null; }
 
-    String requireString(String name) {
+    public String requireString(String name) {
         noNull(name, "a string");
         if (!has(name)) throw error(name, "a value is required");
         return string(name, null);
@@ -91,31 +92,55 @@ final class Fields {
         return n.asText();
     }
 
-    int requirePositiveInt(String name) {
-        noNull(name, "a positive integer");
-        if (!has(name)) throw error(name, "a positive integer is required");
-        return positiveInt(name, 0);
+    int requirePositiveInt(String name) { return requirePositiveInt(name, Integer.MAX_VALUE); }
+
+    /** A required integer from 1 to {@code max}; every error names the allowed range. */
+    int requirePositiveInt(String name, int max) {
+        String range = max == Integer.MAX_VALUE ? "a positive integer" : Bounds.range(max);
+        noNull(name, range);
+        if (!has(name)) throw error(name, range + " is required");
+        return positiveInt(name, 0, max);
     }
 
-    int positiveInt(String name, int dflt) {
-        noNull(name, "a positive integer");
+    int positiveInt(String name, int dflt) { return positiveInt(name, dflt, Integer.MAX_VALUE); }
+
+    /** An integer from 1 to {@code max}, or {@code dflt} when absent; every error names the allowed range. */
+    int positiveInt(String name, int dflt, int max) {
+        String range = max == Integer.MAX_VALUE ? "a positive integer" : Bounds.range(max);
+        noNull(name, range);
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
-        if (!n.isIntegralNumber() && !(n.isNumber() && n.asDouble() == Math.rint(n.asDouble())))
-            throw error(name, "a positive integer, got " + describe(n));
-        long v = n.asLong();
-        if (v <= 0 || v > Integer.MAX_VALUE) throw error(name, "a positive integer, got " + n.asText());
+        long v = integer(name, n, range);
+        if (v <= 0 || v > max) throw error(name, range + ", got " + n.asText());
         return (int) v;
     }
 
     int nonNegativeInt(String name, int dflt, int max) {
-        noNull(name, "an integer from 0 to " + max);
+        String range = "an integer from 0 to " + max;
+        noNull(name, range);
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
-        if (!n.isIntegralNumber()) throw error(name, "an integer from 0 to " + max + ", got " + describe(n));
-        long v = n.asLong();
-        if (v < 0 || v > max) throw error(name, "an integer from 0 to " + max + ", got " + n.asText());
+        if (!n.isIntegralNumber()) throw error(name, range + ", got " + describe(n));
+        long v = integer(name, n, range);
+        if (v < 0 || v > max) throw error(name, range + ", got " + n.asText());
         return (int) v;
+    }
+
+    /**
+     * An integral number's value: an integer, or a float with no fraction (2.0). One beyond a long (2^64 + 5 would
+     * wrap to 5) is an error, as is anything else.
+     */
+    private long integer(String name, JsonNode n, String range) {
+        if (n.isIntegralNumber()) {
+            if (!n.canConvertToLong()) throw error(name, range + ", got " + n.asText());
+            return n.asLong();
+        }
+        if (n.isNumber() && n.asDouble() == Math.rint(n.asDouble())) {
+            double d = n.asDouble();
+            if (Math.abs(d) >= 0x1p62) throw error(name, range + ", got " + n.asText());
+            return (long) d;
+        }
+        throw error(name, range + ", got " + describe(n));
     }
 
     double positiveDouble(String name, double dflt) {
@@ -168,7 +193,8 @@ final class Fields {
         return v;
     }
 
-    static String describe(JsonNode n) {
+    /** How a value reads in a message: "an object", "the string 'x'", "the number 3", ... */
+    public static String describe(JsonNode n) {
         if (n.isObject()) return "an object";
         if (n.isArray()) return "a list";
         if (n.isTextual()) return "the string '" + n.asText() + "'";

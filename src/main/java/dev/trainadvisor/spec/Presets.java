@@ -35,7 +35,8 @@ public final class Presets {
         return java.util.Collections.unmodifiableMap(out);
     }
 
-    static JsonNode find(Map<String, JsonNode> presets, String name, String what, String file, String field) {
+    /** The preset {@code name} (matched as written, then normalized), or an error naming the file, field and nearest presets. */
+    public static JsonNode find(Map<String, JsonNode> presets, String name, String what, String file, String field) {
         JsonNode exact = presets.get(name);   // as written back by SpecWriter: no need to normalize every key
         if (exact != null) return exact;
         String k = Names.normalize(name);

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
 /**
@@ -26,12 +27,23 @@ public record ReferenceRun(String id, String source, String sourceGroup, String 
     /** The reference runs shipped on the classpath, in file then row order. */
     public static List<ReferenceRun> builtIn() {
         List<ReferenceRun> out = new ArrayList<>();
-        for (String f : Resources.list("knowledge-base/reference-runs", ".json")) out.addAll(parse(Catalog.read(f), f));
+        SpecReader reader = new SpecReader();
+        for (String f : Resources.list("knowledge-base/reference-runs", ".json"))
+            out.addAll(parse(Catalog.read(f), f, reader::read));
         return out;
     }
 
-    /** The reference runs of one file, or of every *.json in a folder. */
+    /** The reference runs of one file, or of every *.json in a folder, whose runs name no other file. */
     public static List<ReferenceRun> read(Path fileOrDir) {
+        SpecReader reader = new SpecReader();
+        return read(fileOrDir, reader::read);
+    }
+
+    /**
+     * The reference runs of one file, or of every *.json in a folder, each run read by {@code runReader} (the
+     * command line passes the reader that also reads the logs, configs and measurements a run names).
+     */
+    public static List<ReferenceRun> read(Path fileOrDir, BiFunction<JsonNode, String, RunSpec> runReader) {
         List<Path> files;
         if (Files.isDirectory(fileOrDir)) {
             try (Stream<Path> s = Files.list(fileOrDir)) {
@@ -43,16 +55,15 @@ public record ReferenceRun(String id, String source, String sourceGroup, String 
             files = List.of(fileOrDir);
         }
         List<ReferenceRun> out = new ArrayList<>();
-        for (Path f : files) out.addAll(parse(SpecReader.parse(f), f.toString()));
+        for (Path f : files) out.addAll(parse(SpecReader.parse(f), f.toString(), runReader));
         return out;
     }
 
-    static List<ReferenceRun> parse(JsonNode root, String file) {
+    static List<ReferenceRun> parse(JsonNode root, String file, BiFunction<JsonNode, String, RunSpec> runReader) {
         Fields top = new Fields(file, "", root);
         JsonNode runs = root.get("runs");
         if (runs == null || !runs.isArray()) throw top.error("runs", "a list of reference runs");
         String group = top.requireString("source_group");
-        SpecReader reader = new SpecReader();
         List<ReferenceRun> out = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
             Fields r = new Fields(file, "runs[" + i + "]", runs.get(i));
@@ -60,7 +71,7 @@ public record ReferenceRun(String id, String source, String sourceGroup, String 
             String split = r.string("split", "tune");
             if (!split.equals("tune") && !split.equals("holdout")) throw r.error("split", "tune or holdout, got '" + split + "'");
             if (r.raw("run") == null) throw r.error("run", "the run file of this reference run");
-            RunSpec spec = reader.read(r.raw("run"), file + "#" + id);
+            RunSpec spec = runReader.apply(r.raw("run"), file + "#" + id);
             out.add(new ReferenceRun(id, r.string("source", ""), group, split, r.string("notes", ""), spec,
                     r.string("excluded", null)));
         }

@@ -1,5 +1,6 @@
 package dev.trainadvisor.spec;
 
+import dev.trainadvisor.input.InputFiles;
 import dev.trainadvisor.input.SpecException;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -10,11 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.trainadvisor.ingest.NcclTests;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -72,15 +69,12 @@ public final class SpecReader {
         String name = file.toString();
         String lower = name.toLowerCase(Locale.ROOT);
         ObjectMapper mapper = lower.endsWith(".yaml") || lower.endsWith(".yml") ? YAML : JSON;
+        String text = InputFiles.readUtf8(file, "a JSON or YAML file");
         try {
-            String text = Files.readString(file);
-            if (text.startsWith("\uFEFF")) text = text.substring(1);   // byte-order mark of Windows editors
             JsonNode tree = mapper.readTree(text);
             if (tree == null || tree.isMissingNode() || tree.isNull())
                 throw new SpecException(name, null, "a run file with at least cluster, model and training; the file is empty");
             return tree;
-        } catch (NoSuchFileException e) {
-            throw new SpecException(name, null, "an existing file; it does not exist");
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
                     + ", column " + e.getLocation().getColumnNr();
@@ -89,10 +83,6 @@ public final class SpecReader {
                         : "a single JSON object; more content") + " follows" + where);
             String what = mapper == YAML ? "valid YAML" : "valid JSON";
             throw new SpecException(name, fieldOf(e), what + ": " + e.getOriginalMessage() + where);
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw new SpecException(name, null, "UTF-8 text; the file is not valid UTF-8");
-        } catch (IOException e) {
-            throw new SpecException(name, null, "a readable file: " + e.getMessage());
         }
     }
 
@@ -107,43 +97,34 @@ public final class SpecReader {
         return parts.isEmpty() ? null : String.join(".", parts).replace(".[", "[");
     }
 
-    /** Validates a parsed run file; {@code file} is only used in error messages. */
+    /** The keys by which a run file names other files; the assembling reader (RunFiles, one layer up) reads those. */
+    public static final Set<String> NAMED_FILES = Set.of("log", "config", "nccl_tests", "topology");
+
+    /**
+     * Validates a parsed run file that names no other file (no log, config, nccl_tests or topology, which the
+     * assembling reader, RunFiles one layer up, reads and merges in first); {@code file} is only used in error messages.
+     */
     public RunSpec read(JsonNode tree, String file) {
+        return read(tree, file, false);
+    }
+
+    /**
+     * As {@link #read(JsonNode, String)}, for a tree the assembling reader built.
+     *
+     * @param gpuPathFromTopology the cluster's {@code intra_node.gpu_path} came from an {@code nvidia-smi topo -m} file:
+     *                            a path of another kind than the link is then left to the assembling reader, whose
+     *                            message names that file, rather than reported as a field the user wrote
+     */
+    public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
-        if (top.has("log")) {
-            // the log's metrics and configuration join the run file, then everything is validated as one
-            String logName = top.requireString("log");
-            tree = LogMerge.merge(tree, LogMerge.read(file, logName), file);
-            top = new Fields(file, "", tree);
-        }
-        if (top.has("config")) {
-            // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
-            tree = LogMerge.merge(tree, LogMerge.readConfig(file, top.requireString("config")), file);
-            ((ObjectNode) tree).remove("config");
-            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
-            top = new Fields(file, "", tree);
-        }
-        if (top.has("nccl_tests")) {
-            // a top-level nccl-tests output measures the link inside the node
-            tree = LogMerge.moveInto(tree, "nccl_tests", "cluster.intra_node.nccl_tests", file);
-            top = new Fields(file, "", tree);
-        }
-        dev.trainadvisor.ingest.ParsedLog topology = null;
-        if (top.has("topology")) {
-            topology = LogMerge.read(file, top.requireString("topology"));
-            if (!topology.format().equals("nvidia-smi-topo"))
-                throw top.error("topology", "the output of nvidia-smi topo -m; the file reads as a " + topology.format() + " log");
-            tree = LogMerge.merge(tree, topology, file);
-            ((ObjectNode) tree).remove("topology");
-            if (tree.path("metrics").isObject() && tree.path("metrics").isEmpty()) ((ObjectNode) tree).remove("metrics");
-            top = new Fields(file, "", tree);
-        }
+        for (String key : new java.util.TreeSet<>(NAMED_FILES))
+            if (top.has(key)) throw namesAFile(top, key);
         String name = top.string("name", null);
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
         if (!top.has("training")) throw top.error("training", "the training block (seq_len, micro_batch_size, ...) is required");
-        Cluster cluster = cluster(top, topology != null);
+        Cluster cluster = cluster(top, gpuPathFromTopology);
         Model model = model(top);
         Training training = training(top.object("training"));
         Parallel parallel = parallel(top.object("parallel"), cluster, model, training);
@@ -161,20 +142,14 @@ public final class SpecReader {
         if (training.precision() == Precision.FP8 && training.fp8Recipe() == Fp8Recipe.MXFP8 && !"Blackwell".equals(arch))
             throw top.error("training.fp8_recipe", "a recipe the GPU runs: MXFP8 needs Blackwell's block-scaled tensor cores, "
                     + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
-        if (topology != null) checkTopology(topology, cluster, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
     }
 
-    /** The link the run file names must be of the kind nvidia-smi shows between the node's GPUs. */
-    private static void checkTopology(dev.trainadvisor.ingest.ParsedLog topology, Cluster cluster, String file) {
-        Object kind = topology.extra().get("intra_node");
-        if (kind == null || "mixed".equals(kind)) return;
-        boolean nvlink = "NVLink".equals(kind);
-        if (nvlink != cluster.intraNode().isNvlink())
-            throw new SpecException(file, "cluster.intra_node.link", "a link of the kind the topology shows: nvidia-smi topo -m shows "
-                    + (nvlink ? "NVLink (NV" + topology.extra().getOrDefault("nvlink_links", "#") + ")" : "PCIe only")
-                    + " between the GPUs, but the run file says " + cluster.intraNode().key());
+    /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */
+    private static SpecException namesAFile(Fields f, String key) {
+        return f.error(key, "no file named here: this reader takes run files that name no log, config, nccl-tests output "
+                + "or topology; read the run file with RunFiles (package assemble), which reads and merges them");
     }
 
     private static String stem(String file) {
@@ -197,7 +172,7 @@ public final class SpecReader {
                 if (!raw.get("preset").isTextual()) throw top.error("cluster.preset", "a cluster preset name");
                 JsonNode preset = Presets.find(Presets.clusters(), raw.get("preset").asText(), "cluster",
                         top.file(), "cluster.preset");
-                merged = merge(preset.deepCopy(), raw);
+                merged = JsonTrees.deepMerge((ObjectNode) preset.deepCopy(), raw);
                 ((ObjectNode) merged).remove("preset");
             }
         } else {
@@ -206,8 +181,11 @@ public final class SpecReader {
         Fields c = new Fields(top.file(), "cluster", merged);
         c.allowOnly(CLUSTER);
         Gpu gpu = gpu(c);
-        int nodes = c.positiveInt("nodes", 1);
-        int perNode = c.requirePositiveInt("gpus_per_node");
+        int nodes = c.positiveInt("nodes", 1, Bounds.GPUS);
+        int perNode = c.requirePositiveInt("gpus_per_node", Bounds.GPUS_PER_NODE);
+        if ((long) nodes * perNode > Bounds.GPUS)
+            throw c.error("nodes", "nodes x gpus_per_node at most " + Bounds.GPUS + " GPUs, got " + nodes + " x " + perNode
+                    + " = " + (long) nodes * perNode);
         Fields intra = c.object("intra_node");
         intra.allowOnly(INTRA);
         IntraNodeLink link;
@@ -227,7 +205,7 @@ public final class SpecReader {
         Network network = null;
         if (inter.present() && inter.has("link")) {
             Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
-            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode());
+            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode(), Bounds.SMALL_COUNT);
             double busbw = measuredBusbw(inter);
             network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source(),
                     inter.bool("sharp", false));
@@ -236,7 +214,7 @@ public final class SpecReader {
             throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",
                     catalog.networks().keySet()) + ") is required when nodes > 1");
         String name = c.string("name", gpu.key() + " x" + nodes * perNode);
-        int domain = c.positiveInt("nvlink_domain", perNode);
+        int domain = c.positiveInt("nvlink_domain", perNode, Bounds.GPUS);
         if (domain != perNode) {
             if (domain % perNode != 0)
                 throw c.error("nvlink_domain", "a multiple of gpus_per_node (" + perNode + "): the GPUs of whole nodes joined by"
@@ -319,31 +297,13 @@ public final class SpecReader {
     }
 
     /**
-     * A link's measured bus bandwidth: {@code busbw_gbps}, or the busbw at the largest size of an
-     * nccl-tests output named by {@code nccl_tests} (relative to the run file). NaN when neither is given.
+     * A link's measured bus bandwidth, {@code busbw_gbps}; NaN when not given. (An nccl-tests output named by {@code
+     * nccl_tests} has become {@code busbw_gbps} in the assembling reader.)
      */
     private static double measuredBusbw(Fields f) {
-        if (f.has("busbw_gbps") && f.has("nccl_tests"))
-            throw f.error("nccl_tests", "either busbw_gbps or nccl_tests, not both");
+        if (f.has("nccl_tests")) throw namesAFile(f, "nccl_tests");
         if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0);
-        if (!f.has("nccl_tests")) return Double.NaN;
-        String name = f.requireString("nccl_tests");
-        Path base = Path.of(f.file()).toAbsolutePath().getParent();
-        Path log = base == null || Path.of(name).isAbsolute() ? Path.of(name) : base.resolve(name);
-        String text;
-        try {
-            text = Files.readString(log);
-        } catch (NoSuchFileException e) {
-            throw f.error("nccl_tests", "an existing nccl-tests output file; " + log + " does not exist");
-        } catch (IOException e) {
-            throw f.error("nccl_tests", "a readable nccl-tests output file: " + e.getMessage());
-        }
-        NcclTests t = NcclTests.parse(text);
-        double busbw = t.busbwAtLargestGbps();
-        if (t.rows().isEmpty() || !(busbw > 0))
-            throw f.error("nccl_tests", "an nccl-tests output with at least one result row with a positive busbw; "
-                    + log + " has none");
-        return busbw;
+        return Double.NaN;
     }
 
     private Gpu gpu(Fields c) {
@@ -380,7 +340,7 @@ public final class SpecReader {
             throw f.error("architecture", "one of " + String.join(", ", known) + " (as gpus.json names them), got '"
                     + arch + "'");
         return new Gpu(key, peaks, hbmGb, hbmGbps, f.positiveDouble("mamf_tflops_bf16", Double.NaN), attention,
-                f.positiveInt("sms", 0), arch, null, f.string("source", "given in " + c.file()), 0, true);
+                f.positiveInt("sms", 0, Bounds.SMALL_COUNT), arch, null, f.string("source", "given in " + c.file()), 0, true);
     }
 
     // ---------------------------------------------------------------- model
@@ -398,26 +358,28 @@ public final class SpecReader {
                     + ") or an object, got " + Fields.describe(raw));
         }
         m.allowOnly(MODEL, Set.of("moe"));
-        int layers = m.requirePositiveInt("layers");
-        int hidden = m.requirePositiveInt("hidden");
-        int heads = m.requirePositiveInt("heads");
-        int kvHeads = m.positiveInt("kv_heads", heads);
-        int ffn = m.requirePositiveInt("ffn_hidden");
-        int vocab = m.requirePositiveInt("vocab");
+        // bounded before anything loops over layers or multiplies sizes (Bounds says why each is generous)
+        int layers = m.requirePositiveInt("layers", Bounds.LAYERS);
+        int hidden = m.requirePositiveInt("hidden", Bounds.HIDDEN);
+        int heads = m.requirePositiveInt("heads", Bounds.HEADS);
+        int kvHeads = m.positiveInt("kv_heads", heads, Bounds.HEADS);
+        int ffn = m.requirePositiveInt("ffn_hidden", Bounds.FFN_HIDDEN);
+        int vocab = m.requirePositiveInt("vocab", Bounds.VOCAB);
         if (!m.has("head_dim") && hidden % heads != 0)
             throw m.error("heads", "a divisor of hidden (" + hidden + "), or head_dim set, got " + heads);
-        int headDim = m.positiveInt("head_dim", hidden / heads);
+        int headDim = m.positiveInt("head_dim", hidden / heads, Bounds.HEADS);
         if (heads % kvHeads != 0) throw m.error("kv_heads", "a divisor of heads (" + heads + "), got " + kvHeads);
         Moe moe = null;
         if (m.has("moe")) {
             Fields f = m.object("moe");
             f.allowOnly(MOE);
-            int experts = f.requirePositiveInt("experts");
-            int topK = f.requirePositiveInt("top_k");
+            int experts = f.requirePositiveInt("experts", Bounds.EXPERTS);
+            int topK = f.requirePositiveInt("top_k", Bounds.EXPERTS);
             if (topK > experts) throw f.error("top_k", "at most experts (" + experts + "), got " + topK);
             int firstDense = f.nonNegativeInt("first_dense", 0, layers - 1);
             int shared = f.nonNegativeInt("shared_experts", 0, experts);
-            int sharedFfn = f.positiveInt("shared_ffn_hidden", f.positiveInt("ffn_hidden", ffn));
+            int sharedFfn = f.positiveInt("shared_ffn_hidden", f.positiveInt("ffn_hidden", ffn, Bounds.FFN_HIDDEN),
+                    Bounds.FFN_HIDDEN);
             double capacity = f.nonNegativeDouble("capacity_factor", 0);
             if (capacity > 0 && capacity < 1)
                 throw f.error("capacity_factor", "at least 1 (each expert's share of the tokens times it), or 0 for "
@@ -428,7 +390,8 @@ public final class SpecReader {
             if (imbalance > 1 && capacity > 0)
                 throw f.error("load_imbalance", "1 with capacity_factor " + capacity + " (a capacity drops what exceeds it), got "
                         + imbalance);
-            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn), f.positiveInt("every", 1), firstDense,
+            moe = new Moe(experts, topK, f.positiveInt("ffn_hidden", ffn, Bounds.FFN_HIDDEN),
+                    f.positiveInt("every", 1, Bounds.LAYERS), firstDense,
                     shared, sharedFfn, capacity, imbalance);
         }
         String name = m.string("name", raw.isTextual() ? raw.asText() : "custom-model");
@@ -443,9 +406,9 @@ public final class SpecReader {
 
     private Training training(Fields t) {
         t.allowOnly(TRAINING);
-        int seq = t.requirePositiveInt("seq_len");
-        int mbs = t.requirePositiveInt("micro_batch_size");
-        int mb = t.positiveInt("micro_batches", 1);
+        int seq = t.requirePositiveInt("seq_len", Bounds.SEQ_LEN);
+        int mbs = t.requirePositiveInt("micro_batch_size", Bounds.MICRO_BATCH_SIZE);
+        int mb = t.positiveInt("micro_batches", 1, Bounds.MICRO_BATCHES);
         Recompute rc = t.choice("recompute", Recompute.NONE, Recompute.class, Recompute::parse);
         Precision p = t.choice("precision", Precision.BF16, Precision.class, Precision::parse);
         Precision gr = t.choice("grad_reduce_precision", p == Precision.FP8 ? Precision.BF16 : p,
@@ -474,35 +437,36 @@ public final class SpecReader {
     private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {
         p.allowOnly(PARALLEL);
         int gpus = cluster.gpus();
-        int tp = p.positiveInt("tp", 1);
-        int pp = p.positiveInt("pp", 1);
-        int cp = p.positiveInt("cp", 1);
-        int ep = p.positiveInt("ep", 1);
-        int mp = tp * pp * cp;
+        // every degree divides the GPUs, so none exceeds their bound; products are formed in long
+        int tp = p.positiveInt("tp", 1, Bounds.GPUS);
+        int pp = p.positiveInt("pp", 1, Bounds.GPUS);
+        int cp = p.positiveInt("cp", 1, Bounds.GPUS);
+        int ep = p.positiveInt("ep", 1, Bounds.GPUS);
+        long mp = (long) tp * pp * cp;
         if (gpus % mp != 0)
             throw p.error("tp", "tp*pp*cp (" + tp + "*" + pp + "*" + cp + "=" + mp + ") to divide the cluster's "
                     + gpus + " GPUs");
         int dp;
         if (p.has("dp")) {
-            dp = p.positiveInt("dp", 0);
-            if ((long) dp * mp != gpus)
+            dp = p.positiveInt("dp", 0, Bounds.GPUS);
+            if (dp * mp != gpus)
                 throw p.error("dp", "tp*pp*cp*dp to equal the cluster's " + gpus + " GPUs (" + cluster.nodes()
                         + " nodes x " + cluster.gpusPerNode() + "), so dp=" + gpus / mp + "; got dp=" + dp);
         } else {
-            dp = gpus / mp;
+            dp = (int) (gpus / mp);
         }
         if (model.heads() % tp != 0)
             throw p.error("tp", "a divisor of the model's " + model.heads() + " attention heads, got tp=" + tp);
         if (model.kvHeads() % tp != 0 && tp % model.kvHeads() != 0)
             throw p.error("tp", "a divisor or multiple of the model's " + model.kvHeads() + " KV heads, got tp=" + tp);
-        int vs = p.positiveInt("virtual_stages", 1);
+        int vs = p.positiveInt("virtual_stages", 1, Bounds.VIRTUAL_STAGES);
         if (vs > 1 && pp == 1) throw p.error("virtual_stages", "1 when pp is 1 (interleaving needs a pipeline)");
-        if (model.layers() < pp * vs)
+        if (model.layers() < (long) pp * vs)
             throw p.error("pp", "pp*virtual_stages at most the model's " + model.layers() + " layers, got "
                     + pp + "*" + vs);
         if (training.seqLen() % cp != 0)
             throw p.error("cp", "a divisor of seq_len (" + training.seqLen() + "), got cp=" + cp);
-        int etp = p.positiveInt("etp", tp);
+        int etp = p.positiveInt("etp", tp, Bounds.GPUS);
         if (!model.isMoe() && p.has("etp") && etp != tp)
             throw p.error("etp", "tp (" + tp + ") for a dense model (expert tensor parallelism needs moe), got " + etp);
         if (ep > 1 && !model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
@@ -512,13 +476,13 @@ public final class SpecReader {
             if (model.moe().ffnHidden() % etp != 0)
                 throw p.error("etp", "a divisor of the experts' ffn_hidden (" + model.moe().ffnHidden() + "), got " + etp);
             // Megatron-Core folds the experts' ETP x EP over the attention's TP x CP x DP ranks of a stage
-            if ((tp * cp * dp) % (ep * etp) != 0)
-                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + ep * etp
-                        + ") to divide tp*cp*dp (" + tp * cp * dp + "): the expert layers fold their ranks over the "
+            if (((long) tp * cp * dp) % ((long) ep * etp) != 0)
+                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + (long) ep * etp
+                        + ") to divide tp*cp*dp (" + (long) tp * cp * dp + "): the expert layers fold their ranks over the "
                         + "attention's (MoE parallel folding; etp defaults to tp)");
         }
         int zero = p.nonNegativeInt("zero_stage", 0, 3);
-        int zg = p.positiveInt("zero_group_size", dp);
+        int zg = p.positiveInt("zero_group_size", dp, Bounds.GPUS);
         if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
         return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
                 p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false),
@@ -546,16 +510,5 @@ public final class SpecReader {
                 m.positiveDouble("backward_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
                 mfu, m.positiveDouble("peak_memory_gb", Double.NaN), steps, skipped,
                 m.positiveDouble("loss_scale", Double.NaN));
-    }
-
-    /** Deep merge: values of {@code over} replace those of {@code base}; nested objects merge. */
-    static ObjectNode merge(JsonNode base, JsonNode over) {
-        ObjectNode out = ((ObjectNode) base);
-        over.fields().forEachRemaining(e -> {
-            JsonNode b = out.get(e.getKey());
-            if (b != null && b.isObject() && e.getValue().isObject()) merge(b, e.getValue());
-            else out.set(e.getKey(), e.getValue().deepCopy());
-        });
-        return out;
     }
 }

@@ -2,8 +2,8 @@ package dev.trainadvisor.cli;
 
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecReader;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -62,9 +62,9 @@ class ReadmeTest {
     @Test
     void libraryExampleValuesAreCurrent() throws IOException {
         String text = readme();
-        Matcher file = Pattern.compile("read\\(Path\\.of\\(\"([^\"]+)\"\\)\\)").matcher(text);
+        Matcher file = Pattern.compile("RunFiles\\.read\\(Path\\.of\\(\"([^\"]+)\"\\)\\)").matcher(text);
         assertTrue(file.find());
-        RunSpec spec = new SpecReader().read(Path.of(file.group(1)));
+        RunSpec spec = RunFiles.read(Path.of(file.group(1)));
         Advice advice = TrainAdvisor.advise(spec.cluster(), spec.run());
         Matcher top = Pattern.compile("advice\\.top\\(\\)\\.id\\(\\);\\s*// \"([^\"]+)\"").matcher(text);
         assertTrue(top.find());

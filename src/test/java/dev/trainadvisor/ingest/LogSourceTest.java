@@ -107,7 +107,7 @@ class LogSourceTest {
         SpecException folder = assertThrows(SpecException.class, () -> LogFormats.read(tmp));
         assertTrue(folder.getMessage().contains("folder"), folder.getMessage());
         SpecException absent = assertThrows(SpecException.class, () -> LogFormats.read(tmp.resolve("absent.log")));
-        assertTrue(absent.getMessage().contains("absent.log") && absent.getMessage().contains("no such file"), absent.getMessage());
+        assertTrue(absent.getMessage().contains("absent.log") && absent.getMessage().contains("does not exist"), absent.getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
-package dev.trainadvisor.spec;
+package dev.trainadvisor.assemble;
 
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.RunSpec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,7 @@ class ConfigInRunFileTest {
         Files.copy(FIXTURE, dir.resolve("7B_isp_sft.py"));
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, "cluster: {preset: dgx-a100-80gb}\nconfig: 7B_isp_sft.py\n");
-        RunSpec s = new SpecReader().read(run);
+        RunSpec s = RunFiles.read(run);
         // 7B_isp_sft.py: NUM_LAYER 32, HIDDEN_SIZE 4096, SEQ_LEN 2048, micro_bsz 2, micro_num 4,
         // tensor=dict(size=2, mode="isp") -> tp 2 with sequence parallelism; 8 GPUs / 2 -> dp 4
         assertEquals(32, s.run().model().layers());
@@ -36,7 +37,7 @@ class ConfigInRunFileTest {
         Files.copy(FIXTURE, dir.resolve("c.py"));
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, "cluster: {preset: dgx-a100-80gb}\nconfig: c.py\nparallel: {tp: 4}\n");
-        SpecException e = assertThrows(SpecException.class, () -> new SpecReader().read(run));
+        SpecException e = assertThrows(SpecException.class, () -> RunFiles.read(run));
         assertTrue(e.getMessage().contains("parallel.tp") && e.getMessage().contains("says 4"), e.getMessage());
     }
 }

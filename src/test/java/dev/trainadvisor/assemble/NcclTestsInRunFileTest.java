@@ -1,6 +1,7 @@
-package dev.trainadvisor.spec;
+package dev.trainadvisor.assemble;
 
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.RunSpec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,7 @@ class NcclTestsInRunFileTest {
         Files.copy(sample, dir.resolve("allreduce.log"));
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, RUN.formatted("nccl_tests: allreduce.log"));
-        RunSpec s = new SpecReader().read(run);
+        RunSpec s = RunFiles.read(run);
         // nccl-tests-2.log: the 1 GiB all-reduce row reads 25.95 GB/s busbw
         assertEquals(25.95, s.cluster().intraNode().busbwGbps());
         assertTrue(s.cluster().intraNode().busbwMeasured());
@@ -36,14 +37,14 @@ class NcclTestsInRunFileTest {
     void aMissingOrEmptyOutputIsBadInput(@TempDir Path dir) throws Exception {
         Path run = dir.resolve("run.yaml");
         Files.writeString(run, RUN.formatted("nccl_tests: nowhere.log"));
-        SpecException e = assertThrows(SpecException.class, () -> new SpecReader().read(run));
+        SpecException e = assertThrows(SpecException.class, () -> RunFiles.read(run));
         assertTrue(e.getMessage().contains("cluster.intra_node.nccl_tests") && e.getMessage().contains("does not exist"), e.getMessage());
         Files.writeString(dir.resolve("empty.log"), "# nThread 1 nGpus 8\n");
         Files.writeString(run, RUN.formatted("nccl_tests: empty.log"));
-        e = assertThrows(SpecException.class, () -> new SpecReader().read(run));
+        e = assertThrows(SpecException.class, () -> RunFiles.read(run));
         assertTrue(e.getMessage().contains("at least one result row"), e.getMessage());
         Files.writeString(run, RUN.formatted("nccl_tests: empty.log, busbw_gbps: 10"));
-        e = assertThrows(SpecException.class, () -> new SpecReader().read(run));
+        e = assertThrows(SpecException.class, () -> RunFiles.read(run));
         assertTrue(e.getMessage().contains("not both"), e.getMessage());
     }
 }

@@ -1,18 +1,16 @@
-package dev.trainadvisor.spec;
-
-import dev.trainadvisor.input.SpecException;
+package dev.trainadvisor.assemble;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.trainadvisor.ingest.LogFormats;
 import dev.trainadvisor.ingest.ParsedLog;
+import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.Fields;
+import dev.trainadvisor.spec.JsonTrees;
+import dev.trainadvisor.spec.Metric;
+import dev.trainadvisor.spec.Names;
+import dev.trainadvisor.spec.Presets;
+import dev.trainadvisor.spec.SpecReader;
 
-import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
@@ -35,40 +33,31 @@ final class LogMerge {
 
     private LogMerge() {}
 
-    /** Reads and parses the log a run file names; relative paths are relative to the run file. */
-    static ParsedLog read(String runFile, String logName) {
-        Path base = runFile == null ? null : Path.of(runFile).toAbsolutePath().getParent();
-        Path log = base == null || Path.of(logName).isAbsolute() ? Path.of(logName) : base.resolve(logName);
-        String text;
-        try {
-            text = Files.readString(log);
-        } catch (NoSuchFileException e) {
-            throw new SpecException(runFile, "log", "an existing training log; " + log + " does not exist");
-        } catch (CharacterCodingException e) {
-            throw new SpecException(log.toString(), null, "UTF-8 text; the log is not valid UTF-8");
-        } catch (IOException e) {
-            throw new SpecException(runFile, "log", "a readable training log: " + e.getMessage());
-        }
-        if (text.startsWith("\uFEFF")) text = text.substring(1);
-        return LogFormats.detectAndParse(text, log.toString());
-    }
+    /** What a log prints as its sequences per optimizer step (ingest's configuration key); not a run-file field. */
+    static final String GLOBAL_BATCH = "training.global_batch_size";
 
-    /** Reads an InternEvo config file (configs/*.py, evaluated as data, never executed) as a log with only configuration. */
-    static ParsedLog readConfig(String runFile, String configName) {
-        Path base = runFile == null ? null : Path.of(runFile).toAbsolutePath().getParent();
-        Path config = base == null || Path.of(configName).isAbsolute() ? Path.of(configName) : base.resolve(configName);
-        String text;
-        try {
-            text = Files.readString(config);
-        } catch (NoSuchFileException e) {
-            throw new SpecException(runFile, "config", "an existing InternEvo config file; " + config + " does not exist");
-        } catch (IOException e) {
-            throw new SpecException(runFile, "config", "a readable UTF-8 InternEvo config file: " + e.getMessage());
+    /**
+     * The global batch a log prints, against the run file's layout: micro-batch size x micro-batches x dp. Where the
+     * run file gives all three they must agree; where it gives the micro-batch size and dp but not the micro-batches,
+     * the micro-batches follow; else nothing is derived (dp may come from the GPU count later).
+     */
+    static void globalBatch(ObjectNode out, long global, String format, String file) {
+        JsonNode mbs = JsonTrees.at(out, "training.micro_batch_size"), m = JsonTrees.at(out, "training.micro_batches"),
+                dp = JsonTrees.at(out, "parallel.dp");
+        if (mbs == null || !mbs.canConvertToLong() || dp == null || !dp.canConvertToLong() || mbs.asLong() <= 0 || dp.asLong() <= 0)
+            return;
+        long perStep = mbs.asLong() * dp.asLong();
+        if (m != null && m.canConvertToLong()) {
+            if (m.asLong() * perStep != global)
+                throw new SpecException(file, "training.micro_batches", "micro_batch_size x micro_batches x dp to equal the "
+                        + "global batch the " + format + " log prints (" + global + " sequences); the run file gives "
+                        + mbs.asLong() + " x " + m.asLong() + " x " + dp.asLong() + " = " + m.asLong() * perStep);
+            return;
         }
-        dev.trainadvisor.ingest.InternEvoConfig.Result r = dev.trainadvisor.ingest.InternEvoConfig.readWithWarnings(text);
-        if (r.config().isEmpty())
-            throw new SpecException(config.toString(), null, "an InternEvo config (model = dict(...), data = dict(...), parallel = ...); nothing usable was found");
-        return new ParsedLog("internevo-config", 0, 0, Map.of(), null, r.config(), Map.of(), r.warnings());
+        if (global % perStep == 0) {
+            objectsAlong(out, "training.micro_batches", file);
+            JsonTrees.put(out, "training.micro_batches", SpecReader.JSON_MAPPER.valueToTree(global / perStep));
+        }
     }
 
     /** The run tree with the log's metrics and configuration added; {@code tree} is not modified. */
@@ -83,26 +72,29 @@ final class LogMerge {
                 ? Presets.find(Presets.models(), model.asText(), "model", file, "model") : null;
         for (Map.Entry<String, Object> e : log.config().entrySet()) {
             String key = e.getKey();
-            JsonNode value = SpecReader.JSON.valueToTree(e.getValue());
+            if (key.equals(GLOBAL_BATCH)) continue;     // no run-file field: checked against the layout below
+            JsonNode value = SpecReader.JSON_MAPPER.valueToTree(e.getValue());
             if (key.startsWith("model.") && preset != null) {
                 // the run file names a preset: check the log against it rather than replace it
-                JsonNode have = at(preset, key.substring("model.".length()));
+                JsonNode have = JsonTrees.at(preset, key.substring("model.".length()));
                 if (have != null && !have.isNull() && !same(have, value))
                     throw new SpecException(file, key, "the same value in the run file and the log: model preset '"
                             + model.asText() + "' has " + have + ", the " + log.format() + " log says " + value);
                 continue;
             }
-            JsonNode have = at(out, key);
+            JsonNode have = JsonTrees.at(out, key);
             if (have != null && !have.isNull()) {
                 if (!same(have, value))
                     throw new SpecException(file, key, "the same value in the run file and the log: the run file says "
                             + have + ", the " + log.format() + " log says " + value);
                 continue;
             }
-            put(out, key, value);
+            objectsAlong(out, key, file);
+            JsonTrees.put(out, key, value);
         }
-        ObjectNode metrics = out.has("metrics") && out.get("metrics").isObject() ? (ObjectNode) out.get("metrics")
-                : out.putObject("metrics");
+        if (log.config().get(GLOBAL_BATCH) instanceof Number g) globalBatch(out, g.longValue(), log.format(), file);
+        objectsAlong(out, "metrics.x", file);
+        ObjectNode metrics = out.get("metrics") instanceof ObjectNode m ? m : out.putObject("metrics");
         for (Map.Entry<String, Double> e : log.metrics().entrySet()) {
             if (!METRICS.contains(e.getKey()) || e.getValue() == null || e.getValue().isNaN()) continue;
             JsonNode have = metrics.get(e.getKey());
@@ -133,34 +125,27 @@ final class LogMerge {
                 throw new SpecException(file, "cluster", "a cluster (a preset name or its fields) is required");
             }
         }
-        JsonNode have = at(out, dotted);
+        JsonNode have = JsonTrees.at(out, dotted);
         if (have != null && !have.isNull())
             throw new SpecException(file, key, "one nccl-tests output: " + dotted + " names one too");
-        JsonNode busbw = at(out, dotted.substring(0, dotted.lastIndexOf('.')) + ".busbw_gbps");
+        JsonNode busbw = JsonTrees.at(out, dotted.substring(0, dotted.lastIndexOf('.')) + ".busbw_gbps");
         if (busbw != null && !busbw.isNull())
             throw new SpecException(file, key, "either a measured busbw_gbps or an nccl-tests output, not both");
-        put(out, dotted, value);
+        JsonTrees.put(out, dotted, value);
         return out;
     }
 
-    static JsonNode at(JsonNode root, String dotted) {
-        JsonNode n = root;
-        for (String part : dotted.split("\\.")) {
-            if (n == null || !n.isObject()) return null;
-            n = n.get(part);
-        }
-        return n;
-    }
-
-    static void put(ObjectNode root, String dotted, JsonNode value) {
+    /** Where the run file gives the objects a dotted key passes through, they are objects: nothing it wrote is replaced. */
+    private static void objectsAlong(ObjectNode out, String dotted, String file) {
         String[] parts = dotted.split("\\.");
-        ObjectNode n = root;
+        JsonNode n = out;
         for (int i = 0; i < parts.length - 1; i++) {
-            JsonNode next = n.get(parts[i]);
-            if (next == null || !next.isObject()) next = n.putObject(parts[i]);
-            n = (ObjectNode) next;
+            n = n.get(parts[i]);
+            if (n == null || n.isNull()) return;
+            if (!n.isObject())
+                throw new SpecException(file, String.join(".", java.util.Arrays.copyOf(parts, i + 1)),
+                        "an object (a mapping of keys to values), got " + Fields.describe(n));
         }
-        n.set(parts[parts.length - 1], value);
     }
 
     static boolean same(JsonNode a, JsonNode b) {
@@ -168,6 +153,4 @@ final class LogMerge {
         if (a.isTextual() && b.isTextual()) return Names.normalize(a.asText()).equals(Names.normalize(b.asText()));
         return a.equals(b);
     }
-
-    static JsonNodeFactory f() { return JsonNodeFactory.instance; }
 }

@@ -1,6 +1,7 @@
-package dev.trainadvisor.spec;
+package dev.trainadvisor.assemble;
 
 import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.RunSpec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +29,7 @@ class TopologyInRunFileTest {
 
     @Test
     void anNvlinkTopologyAgreesWithAnNvlinkClusterAndTheNcclTestsMeasureTheLink(@TempDir Path dir) throws Exception {
-        RunSpec s = new SpecReader().read(write(dir, "dgx-a100-80gb"));
+        RunSpec s = RunFiles.read(write(dir, "dgx-a100-80gb"));
         // nvidia-smi-topo-1.log: 8 GPUs, NV18 between every pair; nccl-tests-2.log: 25.95 GB/s at 1 GiB
         assertEquals(8, s.cluster().gpusPerNode());
         assertEquals(25.95, s.cluster().intraNode().busbwGbps());
@@ -38,7 +39,7 @@ class TopologyInRunFileTest {
     @Test
     void aPcieClusterContradictsAnNvlinkTopology(@TempDir Path dir) throws Exception {
         Path run = write(dir, "a100-80gb-pcie-8x");   // outside assertThrows: a missing sample skips, not fails
-        SpecException e = assertThrows(SpecException.class, () -> new SpecReader().read(run));
+        SpecException e = assertThrows(SpecException.class, () -> RunFiles.read(run));
         assertTrue(e.getMessage().contains("cluster.intra_node.link") && e.getMessage().contains("NV18")
                 && e.getMessage().contains("PCIe4"), e.getMessage());
     }

@@ -1,0 +1,20 @@
+package dev.trainadvisor.assemble;
+
+import dev.trainadvisor.ingest.LogFormats;
+import dev.trainadvisor.ingest.ParsedLog;
+
+import java.nio.file.Path;
+
+/** The one place a log file is opened and handed to ingest (the {@code parse} command and a run file's {@code log:}). */
+public final class Logs {
+    private Logs() {}
+
+    /**
+     * What a log says, its format detected by content, read as a stream of lines (ingest.LogSource: a regular file,
+     * memory bounded whatever its size; bytes that are not UTF-8 become U+FFFD, and a file of no known format that is
+     * not UTF-8 text is said to be so).
+     */
+    public static ParsedLog read(Path file) {
+        return LogFormats.read(file);
+    }
+}

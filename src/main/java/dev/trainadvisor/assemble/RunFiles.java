@@ -1,0 +1,121 @@
+package dev.trainadvisor.assemble;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.ingest.NcclTests;
+import dev.trainadvisor.ingest.ParsedLog;
+import dev.trainadvisor.input.SpecException;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Fields;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+
+import java.nio.file.Path;
+import java.util.function.Function;
+
+/**
+ * Reads a run file and every file it names, and merges them into one {@link RunSpec}: a training log ({@code log:},
+ * its steady-state metrics, printed configuration and per-step history), an InternEvo config ({@code config:}),
+ * nccl-tests outputs ({@code nccl_tests:} at the top or in {@code cluster.intra_node} / {@code cluster.inter_node})
+ * and an {@code nvidia-smi topo -m} matrix ({@code topology:}). Relative names are relative to the run file. What a
+ * named file says and the run file contradict is an error naming both; every error is a {@link SpecException} naming
+ * the file and field.
+ *
+ * <p>This layer sits above {@code spec} (which validates a run file that names no other file) and {@code ingest}
+ * (which reads logs), so that neither of those needs the other.
+ */
+public final class RunFiles {
+    private RunFiles() {}
+
+    /** A run file (JSON, or YAML by its extension) with the files it names. */
+    public static RunSpec read(Path file) {
+        return read(SpecReader.parse(file), file.toString());
+    }
+
+    /** A parsed run file with the files it names; {@code file} names it in messages and anchors relative names. */
+    public static RunSpec read(JsonNode tree, String file) {
+        return read(tree, file, Logs::read);
+    }
+
+    /** As {@link #read(JsonNode, String)}, each named log read by {@code logs} (tests give it a log of their own). */
+    static RunSpec read(JsonNode tree, String file, Function<Path, ParsedLog> logs) {
+        if (!(tree instanceof ObjectNode)) return new SpecReader().read(tree, file);   // reports what was expected
+        ObjectNode t = tree.deepCopy();
+        ParsedLog log = null;
+        if (given(t, "log")) {
+            // the log's metrics and configuration join the run file, then everything is validated as one
+            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), "a training log", logs);
+            t = LogMerge.merge(t, log, file);
+        }
+        if (given(t, "config")) {
+            // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
+            t = LogMerge.merge(t, NamedFiles.config(file, fields(t, file).requireString("config")), file);
+            t.remove("config");
+            dropEmptyMetrics(t);
+        }
+        if (given(t, "nccl_tests")) {
+            // a top-level nccl-tests output measures the link inside the node
+            t = LogMerge.moveInto(t, "nccl_tests", "cluster.intra_node.nccl_tests", file);
+        }
+        ParsedLog topology = null;
+        if (given(t, "topology")) {
+            topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"),
+                    "the output of nvidia-smi topo -m", logs);
+            if (!topology.format().equals("nvidia-smi-topo"))
+                throw new SpecException(file, "topology", "the output of nvidia-smi topo -m; the file reads as a "
+                        + topology.format() + " log");
+            t = LogMerge.merge(t, topology, file);
+            t.remove("topology");
+            dropEmptyMetrics(t);
+        }
+        measuredLink(t, "intra_node", file);
+        measuredLink(t, "inter_node", file);
+        RunSpec spec = new SpecReader().read(t, file, topology != null);
+        if (topology != null) checkTopology(topology, spec.cluster(), file);
+        return log == null ? spec : spec.withHistory(log.history());
+    }
+
+    /** A key given a value (a key written as null is left to the reader, which takes the default). */
+    private static boolean given(JsonNode t, String key) {
+        return t.has(key) && !t.get(key).isNull();
+    }
+
+    private static Fields fields(ObjectNode t, String file) {
+        return new Fields(file, "", t);
+    }
+
+    private static void dropEmptyMetrics(ObjectNode t) {
+        if (t.path("metrics").isObject() && t.path("metrics").isEmpty()) t.remove("metrics");
+    }
+
+    /**
+     * {@code cluster.<link>.nccl_tests: FILE} becomes the link's measured {@code busbw_gbps}: the bus bandwidth at the
+     * largest size the nccl-tests output lists.
+     */
+    private static void measuredLink(ObjectNode t, String link, String file) {
+        if (!(t.get("cluster") instanceof ObjectNode cluster) || !(cluster.get(link) instanceof ObjectNode l)
+                || !given(l, "nccl_tests")) return;
+        Fields f = new Fields(file, "cluster." + link, l);
+        if (f.has("busbw_gbps")) throw f.error("nccl_tests", "either busbw_gbps or nccl_tests, not both");
+        String field = "cluster." + link + ".nccl_tests";
+        NamedFiles.Text out = NamedFiles.text(file, field, f.requireString("nccl_tests"), "an nccl-tests output");
+        NcclTests tests = NcclTests.parse(out.text());
+        double busbw = tests.busbwAtLargestGbps();
+        if (tests.rows().isEmpty() || !(busbw > 0) || Double.isInfinite(busbw))
+            throw f.error("nccl_tests", "an nccl-tests output with at least one result row with a positive busbw; "
+                    + out.path() + " has none");
+        l.remove("nccl_tests");
+        l.put("busbw_gbps", busbw);
+    }
+
+    /** The link the run file names must be of the kind nvidia-smi shows between the node's GPUs. */
+    private static void checkTopology(ParsedLog topology, Cluster cluster, String file) {
+        Object kind = topology.extra().get("intra_node");
+        if (kind == null || "mixed".equals(kind)) return;
+        boolean nvlink = "NVLink".equals(kind);
+        if (nvlink != cluster.intraNode().isNvlink())
+            throw new SpecException(file, "cluster.intra_node.link", "a link of the kind the topology shows: nvidia-smi topo -m shows "
+                    + (nvlink ? "NVLink (NV" + topology.extra().getOrDefault("nvlink_links", "#") + ")" : "PCIe only")
+                    + " between the GPUs, but the run file says " + cluster.intraNode().key());
+    }
+}
