@@ -349,17 +349,23 @@ class CliTest {
 
     // ------------------------------------------------------------------ batch
 
-    @Test
-    void batchAdvisesGoodFilesInFileNameOrderAndReportsTheBadOne() throws IOException {
-        Path d = tmp.resolve("runs");
+    /** A folder of the PCIe example as 1-pcie.yaml and a run file with a sequence length of 0 as 2-broken.yaml. */
+    Path pcieAndBroken(String name) throws IOException {
+        Path d = tmp.resolve(name);
         Files.createDirectories(d);
-        // file-name order (1, 3) differs from run-name order (nvlink < pcie)
         Files.copy(Path.of(PCIE), d.resolve("1-pcie.yaml"));
         Files.writeString(d.resolve("2-broken.yaml"), """
                 cluster: {preset: dgx-a100-80gb}
                 model: internlm-7b
                 training: {seq_len: 0, micro_batch_size: 2}
                 """);
+        return d;
+    }
+
+    @Test
+    void batchAdvisesGoodFilesInFileNameOrderAndReportsTheBadOne() throws IOException {
+        // file-name order (1, 3) differs from run-name order (nvlink < pcie)
+        Path d = pcieAndBroken("runs");
         Files.copy(Path.of(NVLINK), d.resolve("3-nvlink.yaml"));
         Files.writeString(d.resolve("notes.txt"), "not a run file\n");
 
@@ -385,14 +391,7 @@ class CliTest {
     /** The fleet report holds the files that failed, with their errors, as well as standard error. */
     @Test
     void batchReportsInHtmlAndMarkdownListTheFilesThatFailed() throws IOException {
-        Path d = tmp.resolve("fleet");
-        Files.createDirectories(d);
-        Files.copy(Path.of(PCIE), d.resolve("1-pcie.yaml"));
-        Files.writeString(d.resolve("2-broken.yaml"), """
-                cluster: {preset: dgx-a100-80gb}
-                model: internlm-7b
-                training: {seq_len: 0, micro_batch_size: 2}
-                """);
+        Path d = pcieAndBroken("fleet");
         for (String format : List.of("html", "md")) {
             Result r = run("batch", d.toString(), "--format", format);
             assertEquals(2, r.code(), r.err());
