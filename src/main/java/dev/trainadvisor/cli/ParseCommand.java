@@ -59,8 +59,33 @@ final class ParseCommand implements Callable<Integer> {
         static Report of(ParsedLog p) {
             Map<String, Object> rest = new LinkedHashMap<>();
             p.extra().forEach((k, v) -> rest.put(FIXED.contains(k) ? "extra_" + k : k, v));
+            if (!p.history().isEmpty()) rest.put("history", history(p.history()));
             rest.put("warnings", p.warnings());
             return new Report(p.format(), p.steps(), p.steadySteps(), p.metrics(), p.tflopsConvention(), p.config(), rest);
+        }
+
+        /**
+         * What the log's per-step history keeps (the rules on the history read it): its entries and the steps they
+         * span, the stride past StepHistory.MAX_ROWS, the warm-up and why, the series that carry values, the timers.
+         */
+        static Map<String, Object> history(dev.trainadvisor.history.StepHistory h) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("entries", h.size());
+            m.put("first_step", h.steps()[0]);
+            m.put("last_step", h.steps()[h.size() - 1]);
+            m.put("stride", h.stride());
+            m.put("warmup_entries", h.warmupSteps());
+            m.put("warmup_reason", h.warmupReason());
+            java.util.List<String> series = new java.util.ArrayList<>();
+            String[] names = {"step_time_s", "tokens_per_gpu_per_s", "timestamp_s", "loss", "loss_scale", "grad_norm",
+                    "memory_gb", "learning_rate"};
+            double[][] columns = {h.stepTimeS(), h.tokensPerGpuPerS(), h.timestampS(), h.loss(), h.lossScale(), h.gradNorm(),
+                    h.memoryGb(), h.learningRate()};
+            for (int i = 0; i < names.length; i++)
+                if (java.util.Arrays.stream(columns[i]).anyMatch(Double::isFinite)) series.add(names[i]);
+            m.put("series", series);
+            m.put("timers", h.timers().stream().map(dev.trainadvisor.history.StepHistory.RankTimer::name).toList());
+            return m;
         }
 
         /** The format-specific values, then the warnings, written after the fixed keys. */
