@@ -12,9 +12,10 @@ public final class Logs {
     /**
      * What a log says, its format detected by content, read as a stream of lines (ingest.LogSource: a regular file,
      * memory bounded whatever its size; bytes that are not UTF-8 become U+FFFD, and a file of no known format that is
-     * not UTF-8 text is said to be so).
+     * not UTF-8 text is said to be so). A folder is read as one log per rank (RankLogs).
      */
     public static ParsedLog read(Path file) {
+        if (java.nio.file.Files.isDirectory(file)) return RankLogs.read(file);
         return LogFormats.read(file);
     }
 }

@@ -52,6 +52,14 @@ final class NamedFiles {
     /** A log a run file names (a training log, a topology), {@code what} it should be, read by {@code logs}. */
     static ParsedLog log(String runFile, String field, String name, String what, Function<Path, ParsedLog> logs) {
         Path path = resolveIn(runFile, field, name);
+        // a training log may be a folder of one log per rank (RankLogs)
+        if (field.equals("log") && java.nio.file.Files.isDirectory(path)) {
+            try {
+                return logs.apply(path);
+            } catch (SpecException e) {
+                throw new SpecException(runFile, field, e.expected() + " (" + e.file() + ")");
+            }
+        }
         try {
             InputFiles.requireRegularFile(path, what);
         } catch (SpecException e) {

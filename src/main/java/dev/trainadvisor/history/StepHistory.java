@@ -35,6 +35,8 @@ public record StepHistory(long[] steps, int stride, double[] stepTimeS, double[]
     /** Timer names as Megatron prints them (megatron/training/training.py, timers_to_log). */
     public static final String FORWARD_BACKWARD = "forward-backward", BATCH_GENERATOR = "batch-generator",
             OPTIMIZER = "optimizer";
+    /** Each rank's own step time, from a folder of per-rank logs (assemble.RankLogs): the fastest and slowest rank. */
+    public static final String RANK_STEP = "step (per-rank logs)";
 
     /** At most this many entries are kept; a longer log is kept at a coarser stride. */
     public static final int MAX_ROWS = 1 << 18;
