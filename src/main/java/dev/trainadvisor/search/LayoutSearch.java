@@ -56,16 +56,31 @@ public final class LayoutSearch {
      * @param vary     the knobs to vary; the others stay as the run has them
      * @param threads  worker threads
      */
-    public record Options(int top, double headroom, Set<String> vary, int threads) {
+    public record Options(int top, double headroom, Set<String> vary, int threads, long maxLayouts) {
+        /** Every layout the knobs make, however many: what {@code search} asks for. */
+        public Options(int top, double headroom, Set<String> vary, int threads) {
+            this(top, headroom, vary, threads, Long.MAX_VALUE);
+        }
+
         public static Options defaults() {
             return new Options(5, HEADROOM, Set.copyOf(DEFAULT_KNOBS), Runtime.getRuntime().availableProcessors());
         }
 
-        /** One layout, the default knobs, one thread: what the advice asks of the search. */
+        /**
+         * One layout, the default knobs, one thread, at most {@link #ADVICE_MAX_LAYOUTS} layouts: what the advice asks of
+         * the search, which must not hold the advice up.
+         */
         public static Options forAdvice() {
-            return new Options(1, HEADROOM, Set.copyOf(DEFAULT_KNOBS), 1);
+            return new Options(1, HEADROOM, Set.copyOf(DEFAULT_KNOBS), 1, ADVICE_MAX_LAYOUTS);
         }
     }
+
+    /**
+     * The most layouts the advice's own search enumerates; a larger space is left to {@code search}. The dense run at
+     * the run-file bounds (spec.Bounds) makes 380,064 and is advised in about 3 s on one thread here; an MoE run at
+     * the bounds makes 34 times that and would take minutes.
+     */
+    public static final long ADVICE_MAX_LAYOUTS = 1_000_000;
 
     /** One layout that fits, as the model predicts it. */
     public record Candidate(Layout layout, double tokensPerGpuPerS, double tflopsPerGpu, double stepTimeS,
@@ -88,7 +103,10 @@ public final class LayoutSearch {
         long start = System.nanoTime();
         Cluster cluster = spec.cluster();
         RunMetrics run = spec.run();
-        List<Layout> shapes = Space.enumerate(cluster, run, o.vary());
+        List<Layout> shapes = Space.enumerate(cluster, run, o.vary(), o.maxLayouts());
+        if (shapes == null)     // more layouts than the caller allows: none searched, the run's own as it is
+            return new Result(candidate(cluster, run, Layout.of(run), 0), List.of(), List.of(), 0, 0, 0, 0,
+                    (System.nanoTime() - start) / 1e9);
         AtomicLong predicted = new AtomicLong(), pruned = new AtomicLong();
         ForkJoinPool pool = new ForkJoinPool(Math.max(1, o.threads()));
         List<Candidate> fitting;
@@ -189,6 +207,11 @@ public final class LayoutSearch {
         private Space() {}
 
         static List<Layout> enumerate(Cluster cluster, RunMetrics run, Set<String> vary) {
+            return enumerate(cluster, run, vary, Long.MAX_VALUE);
+        }
+
+        /** The layouts, or null as soon as there are more than {@code limit}. */
+        static List<Layout> enumerate(Cluster cluster, RunMetrics run, Set<String> vary, long limit) {
             Model m = run.model();
             Layout base = Layout.of(run);
             int gpus = cluster.gpus();
@@ -228,6 +251,7 @@ public final class LayoutSearch {
                                             for (Precision pr : precisions)
                                                 out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
                                                         (int) (perReplica / mbs), base.recompute(), base.recomputeFraction(), pr));
+                                            if (out.size() > limit) return null;
                                         }
                         }
                     }

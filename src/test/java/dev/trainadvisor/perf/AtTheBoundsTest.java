@@ -61,8 +61,7 @@ class AtTheBoundsTest {
         }
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
             for (RunSpec s : runs) assertNotNull(Fit.fit(s.cluster(), s.run()));
-            // the whole advice, its layout search included (380,064 layouts for the dense run at the bounds; the MoE
-            // run's 2^20 experts multiply that by 34 and take minutes: a bound on the search's work is left to it)
+            // the whole advice; the layout search is tested below
             RunSpec dense = runs.get(1);
             Advice a = new TrainAdvisor(dev.trainadvisor.engine.RuleEngine.builtIn()).withoutLayoutSearch()
                     .adviseRun(dense.cluster(), dense.run());
@@ -99,5 +98,26 @@ class AtTheBoundsTest {
         double tokens = Math.pow(2, 16) * Math.pow(2, 24), vocab = Math.pow(2, 24);
         assertEquals(tokens * vocab * 6 / 1e9, m.stages().get(1).logitsGb(), 1e-9 * tokens * vocab * 6 / 1e9);
         assertEquals(0, m.stages().get(0).logitsGb(), "the first stage holds no output head");
+    }
+
+    /**
+     * The MoE run at the bounds (2^20 experts) makes 34 x the dense run's 380,064 layouts: past the advice's
+     * ADVICE_MAX_LAYOUTS (1,000,000) its own search gives up at once and the advice comes without a best-layout, in
+     * seconds instead of minutes; `search` still enumerates them all when asked.
+     */
+    @Test
+    void theAdvicesSearchStopsPastItsBudget() {
+        RunSpec moe = largest().get(0);
+        assertTrue(moe.run().model().isMoe());
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            dev.trainadvisor.search.LayoutSearch.Result r = dev.trainadvisor.search.LayoutSearch.search(moe,
+                    dev.trainadvisor.search.LayoutSearch.Options.forAdvice());
+            assertEquals(List.of(), r.best());
+            assertEquals(0, r.visited());
+        });
+        // the dense run at the bounds is within the budget: searched
+        RunSpec dense = largest().get(1);
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertTrue(dev.trainadvisor.search.LayoutSearch.search(dense,
+                dev.trainadvisor.search.LayoutSearch.Options.forAdvice()).visited() > 0));
     }
 }
