@@ -243,13 +243,14 @@ public final class FactBuilder {
     static List<Object> history(dev.trainadvisor.history.StepHistory h) {
         List<Object> out = new ArrayList<>();
         if (h.isEmpty()) return out;
-        var stalls = dev.trainadvisor.history.HistoryAnalysis.stalls(h);
+        var found = dev.trainadvisor.history.HistoryAnalysis.of(h);
+        var stalls = found.stalls();
         if (stalls != null) out.add(new StallFact(stalls.period(), stalls.spikeSteps().size(), stalls.spikeSteps().get(0),
                 stalls.medianS(), stalls.costS(), stalls.wallS(), stalls.basis()));
-        var pace = dev.trainadvisor.history.HistoryAnalysis.paceChange(h);
+        var pace = found.pace();
         if (pace != null) out.add(new PaceChangeFact(pace.startStep(), pace.beforeS(), pace.afterS(), pace.before(), pace.after(),
                 pace.basis()));
-        var jitter = dev.trainadvisor.history.HistoryAnalysis.jitter(h);
+        var jitter = found.jitter();
         if (jitter != null) out.add(new JitterFact(jitter.robustCv(), jitter.p90OverMedian(), jitter.entries()));
         for (var t : h.timers()) {
             var share = dev.trainadvisor.history.HistoryAnalysis.share(h, t.name());

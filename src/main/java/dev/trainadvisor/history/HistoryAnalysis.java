@@ -103,10 +103,24 @@ public final class HistoryAnalysis {
     }
 
     /** The periodic spikes of a history, or null when there are none at a period. */
-    public static Stalls stalls(StepHistory h) {
+    public static Stalls stalls(StepHistory h) { return of(h).stalls(); }
+
+    /**
+     * Everything the step times show, from one reading of them: periodic stalls, a change of pace, the jitter left
+     * once both are set aside; each null when the history does not show it (or is too short to say).
+     */
+    public record Findings(Stalls stalls, PaceChange pace, Jitter jitter) {}
+
+    public static Findings of(StepHistory h) {
         Durations d = durations(h);
-        if (d.size() < MIN_ENTRIES) return null;
+        if (d.size() < MIN_ENTRIES) return new Findings(null, null, null);
         boolean[] spike = spikes(d.seconds());
+        Stalls stalls = stalls(d, spike);
+        PaceChange pace = paceChange(d, spike);
+        return new Findings(stalls, pace, jitter(d, stalls == null ? new boolean[d.size()] : spike, pace));
+    }
+
+    static Stalls stalls(Durations d, boolean[] spike) {
         List<Long> at = new ArrayList<>();
         double cost = 0, median = d.median();
         for (int i = 0; i < d.size(); i++)
@@ -148,8 +162,9 @@ public final class HistoryAnalysis {
     }
 
     /**
-     * A change of pace: the split of the steady entries (spikes left out) where the median step time before and after
-     * differ most, each side at least {@link #MIN_SIDE} entries and {@link #MIN_SIDE_SHARE} of them.
+     * A change of pace, over the steady entries with their spikes left out: the split that two constant paces fit best
+     * (the L1 change point), each side at least {@link #MIN_SIDE} entries and {@link #MIN_SIDE_SHARE} of them; or, where
+     * the pace drifts rather than steps, the slowest stretch against the fastest before it ({@link #drift}).
      *
      * @param startStep the first step at the new pace
      */
@@ -158,17 +173,21 @@ public final class HistoryAnalysis {
         public double change() { return afterS / beforeS - 1; }
     }
 
-    /** Above this many entries the change of pace is looked for among the medians of as many bins. */
-    static final int PACE_BINS = 2048;
+    /**
+     * Above this many entries the change of pace is looked for among the medians of as many bins: the L1 search is
+     * quadratic in them, and a change placed to 1/512 of the run is placed well enough to say when it started.
+     */
+    static final int PACE_BINS = 512;
+    static final double DRIFT_OVER_STEP = 1.25;
 
-    public static PaceChange paceChange(StepHistory h) {
-        Durations d = durations(h);
-        if (d.size() < MIN_ENTRIES) return null;
-        boolean[] spike = spikes(d.seconds());
+    public static PaceChange paceChange(StepHistory h) { return of(h).pace(); }
+
+    static PaceChange paceChange(Durations d, boolean[] spike) {
         int n = 0;
         double[] s = new double[d.size()];
         long[] st = new long[d.size()];
         for (int i = 0; i < d.size(); i++) if (!spike[i]) { s[n] = d.seconds()[i]; st[n] = d.steps()[i]; n++; }
+        if (n == 0) return null;
         // a long history: the median of each of PACE_BINS bins, each starting at its first step
         int bin = (int) Math.ceil(n / (double) PACE_BINS);
         int m = (n + bin - 1) / bin;
@@ -180,25 +199,26 @@ public final class HistoryAnalysis {
         }
         int side = Math.max(MIN_SIDE, (int) Math.ceil(MIN_SIDE_SHARE * m));
         if (m < 2 * side) return null;
-        // the split that two constant paces fit best: least total absolute deviation from each side's median (the
-        // L1 change point; a largest gap of medians would place it anywhere a side's median has already flipped)
+        // least total absolute deviation from each side's median: a largest gap of medians would place the change
+        // anywhere a side's median has already flipped
         int best = -1;
         double bestCost = Double.POSITIVE_INFINITY;
         for (int k = side; k <= m - side; k++) {
             double cost = deviation(Arrays.copyOfRange(v, 0, k)) + deviation(Arrays.copyOfRange(v, k, m));
             if (best < 0 || cost < bestCost - 1e-12 * bestCost) { bestCost = cost; best = k; }
         }
-        if (best < 0) return null;
         PaceChange step = new PaceChange(at[best], median(Arrays.copyOfRange(v, 0, best)), median(Arrays.copyOfRange(v, best, m)),
                 Math.min(n, best * bin), n - Math.min(n, best * bin), d.basis());
+        // a step shows in the windows too, a little larger for their noise: a drift is preferred only where it slows
+        // the run a quarter more than the best single step does, so that a step is placed by its change point
         PaceChange drift = drift(v, at, side, bin, n, d.basis());
-        return drift != null && drift.change() > step.change() ? drift : step;
+        return drift != null && drift.change() > DRIFT_OVER_STEP * step.change() ? drift : step;
     }
 
     /**
      * A pace that drifts rather than steps (clocks sinking as a node heats up): over windows of {@code side} entries,
-     * the slowest window's median against the fastest window's before it. It starts at the first window after the
-     * fastest whose median is half-way there. Null when no window is slower than one before it.
+     * the slowest window's median against the fastest window's before it. It starts at the centre of the first window
+     * after the fastest whose median is half-way there. Null when no window is slower than one before it.
      */
     static PaceChange drift(double[] v, long[] at, int side, int bin, int n, String basis) {
         int m = v.length;
@@ -213,9 +233,11 @@ public final class HistoryAnalysis {
             if (ratio > bestRatio) { bestRatio = ratio; bestFast = fast; bestSlow = j; }
         }
         if (bestSlow < 0) return null;
+        // where the pace is half-way there: the centre of the first window whose median reaches it (for a step, the
+        // step itself: a window's median crosses when half of it is past the step)
         double half = w[bestFast] * (1 + (bestRatio - 1) / 2);
-        int start = bestSlow;
-        for (int j = bestFast + side; j <= bestSlow; j++) if (w[j] >= half) { start = j; break; }
+        int start = bestSlow + side / 2;
+        for (int j = bestFast + 1; j <= bestSlow; j++) if (w[j] >= half) { start = j + side / 2; break; }
         int before = Math.min(n, start * bin);
         return new PaceChange(at[start], w[bestFast], w[bestSlow], before, n - before, basis);
     }
@@ -226,31 +248,29 @@ public final class HistoryAnalysis {
      */
     public record Jitter(double robustCv, double p90OverMedian, int entries) {}
 
-    public static Jitter jitter(StepHistory h) {
-        Durations d = durations(h);
-        if (d.size() < MIN_ENTRIES) return null;
-        Stalls stalls = stalls(h);
-        List<Double> kept = new ArrayList<>();
-        for (int i = 0; i < d.size(); i++)
-            if (stalls == null || !stalls.spikeSteps().contains(d.steps()[i])) kept.add(d.seconds()[i]);
-        PaceChange pc = paceChange(h);
-        double[] all = kept.stream().mapToDouble(Double::doubleValue).toArray();
-        double cv = cv(all);
-        if (pc != null) {
+    public static Jitter jitter(StepHistory h) { return of(h).jitter(); }
+
+    /** @param stalled the entries the periodic stalls took (none when there is no period) */
+    static Jitter jitter(Durations d, boolean[] stalled, PaceChange pc) {
+        double[] all = new double[d.size()], before = new double[d.size()], after = new double[d.size()];
+        int n = 0, nb = 0, na = 0;
+        for (int i = 0; i < d.size(); i++) {
+            if (stalled[i]) continue;
+            double x = d.seconds()[i];
+            all[n++] = x;
             // within each pace: a step change is not jitter
-            List<Double> before = new ArrayList<>(), after = new ArrayList<>();
-            int j = 0;
-            for (int i = 0; i < d.size(); i++) {
-                if (stalls != null && stalls.spikeSteps().contains(d.steps()[i])) continue;
-                (d.steps()[i] < pc.startStep() ? before : after).add(all[j++]);
+            if (pc != null) {
+                if (d.steps()[i] < pc.startStep()) before[nb++] = x;
+                else after[na++] = x;
             }
-            cv = Math.max(cv(before.stream().mapToDouble(Double::doubleValue).toArray()),
-                    cv(after.stream().mapToDouble(Double::doubleValue).toArray()));
         }
+        if (n == 0) return null;
+        all = Arrays.copyOf(all, n);
+        double cv = pc == null ? cv(all) : Math.max(cv(Arrays.copyOf(before, nb)), cv(Arrays.copyOf(after, na)));
         double[] sorted = all.clone();
         Arrays.sort(sorted);
         double p90 = sorted[(int) Math.min(sorted.length - 1, Math.floor(0.9 * (sorted.length - 1)))];
-        return new Jitter(cv, p90 / median(all), all.length);
+        return new Jitter(cv, p90 / median(all), n);
     }
 
     static double cv(double[] s) {

@@ -232,6 +232,4 @@ public final class Html {
         }
         return b.toString();
     }
-
-    static String lower(String s) { return s.toLowerCase(Locale.ROOT); }
 }

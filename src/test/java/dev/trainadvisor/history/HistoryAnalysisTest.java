@@ -146,4 +146,32 @@ class HistoryAnalysisTest {
         assertEquals(30, l.firstStep());
         assertEquals(2.5, l.worstRatio(), 1e-12);
     }
+
+    /**
+     * A history at its full bound, 2^18 entries of 1 s (a 3 s save every 10th), 1.2 s from the middle on: the stalls
+     * keep their period of 10, and the change is placed within one bin of 2^18 / 512 = 512 entries of step 131,073.
+     */
+    @Test
+    void aFullLengthHistoryPlacesItsChangeWithinOneBin() {
+        int n = StepHistory.MAX_ROWS;
+        double[] s = new double[n];
+        for (int i = 0; i < n; i++) s[i] = (i + 1) % 10 == 0 ? 3 : i >= n / 2 ? 1.2 : 1.0;
+        HistoryAnalysis.Findings f = HistoryAnalysis.of(steps(s, List.of(), null));
+        assertEquals(10, f.stalls().period());
+        assertTrue(f.pace().startStep() >= n / 2 + 1 && f.pace().startStep() <= n / 2 + 1 + 512, "" + f.pace());
+        assertEquals(0.2, f.pace().change(), 1e-9);
+    }
+
+    /**
+     * A pace that ramps from 10 s to 12 s over steps 41-80 of 120 and stays there: the median before the middle of the
+     * ramp is 10 s and after it 12 s, 20% slower, from the middle of the ramp (between steps 50 and 70).
+     */
+    @Test
+    void aRampIsFoundAsTheSlowdownItAmountsTo() {
+        double[] s = new double[120];
+        for (int i = 0; i < 120; i++) s[i] = i < 40 ? 10 : i < 80 ? 10 + 2.0 * (i - 39) / 40 : 12;
+        HistoryAnalysis.PaceChange p = HistoryAnalysis.paceChange(steps(s, List.of(), null));
+        assertEquals(0.2, p.change(), 0.01);
+        assertTrue(p.startStep() >= 50 && p.startStep() <= 70, "" + p);
+    }
 }
