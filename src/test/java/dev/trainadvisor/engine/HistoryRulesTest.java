@@ -131,4 +131,37 @@ class HistoryRulesTest {
         assertEquals(Severity.MEDIUM, only(given(new LossEventsFact(2, 0, 30, 2.5, 60)), "loss-instability").severity());
         assertFalse(fired(given(new LossEventsFact(1, 0, 30, 2.5, 60)), "loss-instability"));
     }
+
+    /**
+     * A history without a period makes no StallFact, and with none the stall and its remedy stay silent; a run
+     * without history facts gets none of the history's diagnoses or remedies.
+     */
+    @Test
+    void noHistoryNoHistoryCause() {
+        RuleEngine.Result r = GivenFacts.of(PCIE).compute(2, 4, 0.1).fire();
+        for (String id : List.of("periodic-stall", "slowdown-over-time", "straggler", "data-loader-stall", "step-jitter",
+                "memory-pressure", "loss-instability"))
+            assertFalse(fired(r, id), id);
+        for (String id : List.of("async-checkpoint", "exclude-slow-node", "more-data-workers", "restore-pace"))
+            assertFalse(proposed(r, id), id);
+    }
+
+    /** Below their diagnoses' thresholds the remedies are not proposed either. */
+    @Test
+    void remediesWaitForTheirDiagnosis() {
+        assertFalse(proposed(given(new PaceChangeFact(50, 100, 109, 40, 40, "step time")), "restore-pace"));
+        assertFalse(proposed(given(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.27, 0.27, 1.09, 4, 50, 0.82)),
+                "exclude-slow-node"));
+        assertFalse(proposed(given(new RankTimerFact(StepHistory.BATCH_GENERATOR, 0.15, 0.01, 1.02, 4, 50, 0.0375)),
+                "more-data-workers"));
+    }
+
+    /** A straggler explains the scatter it causes: with one diagnosed, step-jitter stays silent. */
+    @Test
+    void jitterYieldsToAStraggler() {
+        RuleEngine.Result r = GivenFacts.of(PCIE).compute(2, 4, 0.1).fact(new JitterFact(0.148, 1.1, 60))
+                .fact(new RankTimerFact(StepHistory.FORWARD_BACKWARD, 3.6, 0.6, 1.2, 4, 50, 0.9)).fire();
+        assertTrue(fired(r, "straggler"));
+        assertFalse(fired(r, "step-jitter"));
+    }
 }
