@@ -16,13 +16,24 @@ import java.util.Map;
  *                           one posterior standard deviation of the fitted quantities
  * @param memoryCapacityGb   the GPU's memory with the change
  * @param nextBottleneck     the collective that would then be exposed longest, or null when none costs 5% of the step
+ * @param pricedBy           the step model, or the run's history (the wall time a remedy of a stall wins back)
  */
 public record Recommendation(String id, String action, Map<String, Object> change, boolean sameMath,
                              List<String> addresses, String reason, double baselineStepS, double baselineTflopsPerGpu,
                              double predictedStepTimeS, double predictedTflopsPerGpu, double predictedTokensPerGpuPerS,
                              double predictedMemoryGb, double memoryCapacityGb, double speedup, double speedupLow,
                              double speedupHigh, String nextBottleneck, String nextBottleneckLink,
-                             double nextBottleneckSeconds) {
+                             double nextBottleneckSeconds, PricedBy pricedBy) {
+
+    /** What a recommendation's gain comes from. */
+    public enum PricedBy {
+        /** the step model, from the fitted step with the change applied */
+        MODEL,
+        /** the run's history: the share of its wall time the remedy wins back, measured */
+        HISTORY;
+
+        public final String key = name().toLowerCase(java.util.Locale.ROOT);
+    }
 
     public double memoryHeadroomGb() { return memoryCapacityGb - predictedMemoryGb; }
 }

@@ -201,7 +201,8 @@ public final class TrainAdvisor {
         return new Recommendation(r.id(), r.action(), q.change(), r.sameMath(), r.addresses(), r.reason(),
                 base.stepTimeS(), base.tflopsPerGpu(), base.stepTimeS() / speedup, base.tflopsPerGpu() * speedup, tokens,
                 s.memory().totalGb(), s.memory().capacityGb(), speedup, low, high,
-                next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0);
+                next ? worst.name() : null, next ? worst.link().linkKey() : null, next ? worst.exposedSeconds() : 0,
+                Recommendation.PricedBy.MODEL);
     }
 
     /**
@@ -217,7 +218,8 @@ public final class TrainAdvisor {
         double speedup = 1 / (1 - r.wallShare());
         return new Recommendation(r.id(), r.action(), r.change(), true, r.addresses(), r.reason(), base.stepTimeS() * speedup,
                 base.tflopsPerGpu() / speedup, base.stepTimeS(), base.tflopsPerGpu(), base.tokensPerGpuPerS(),
-                base.memory().totalGb(), base.memory().capacityGb(), speedup, speedup, speedup, null, null, 0);
+                base.memory().totalGb(), base.memory().capacityGb(), speedup, speedup, speedup, null, null, 0,
+                Recommendation.PricedBy.HISTORY);
     }
 
     /** The remedy's speedup in another explanation of the run's times, or null when the change does not apply. */

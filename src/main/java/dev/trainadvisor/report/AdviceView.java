@@ -141,7 +141,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
                                      double predictedTflopsPerGpu, double predictedStepTimeS, double speedup,
                                      double[] speedupInterval, double memoryHeadroomGb, List<String> addresses,
                                      String explanation, double predictedMemoryGb, double memoryCapacityGb,
-                                     NextBottleneckView nextBottleneck) {}
+                                     NextBottleneckView nextBottleneck, String pricedBy) {}
 
     public static AdviceView of(Advice a) {
         PredictionView prediction = prediction(a.expected(), a.interval(), a.baseline().scenario().cluster().gpu());
@@ -326,7 +326,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
                 r.predictedStepTimeS(), r.speedup(), new double[]{r.speedupLow(), r.speedupHigh()}, r.memoryHeadroomGb(),
                 r.addresses(), explanation(r, fitted), r.predictedMemoryGb(), r.memoryCapacityGb(),
                 r.nextBottleneck() == null ? null : new NextBottleneckView(r.nextBottleneck(), r.nextBottleneckLink(),
-                        r.nextBottleneckSeconds(), r.nextBottleneckSeconds() / r.predictedStepTimeS()));
+                        r.nextBottleneckSeconds(), r.nextBottleneckSeconds() / r.predictedStepTimeS()), r.pricedBy().key);
     }
 
     /**
@@ -334,7 +334,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
      * the run measured no times), and what would bound the step next.
      */
     static String explanation(Recommendation r, boolean fitted) {
-        if (r.change().isEmpty())
+        if (r.pricedBy() == Recommendation.PricedBy.HISTORY)
             return r.reason() + " Priced from the run's history, not the step model: the wall-clock pace of "
                     + Fmt.num(r.baselineStepS()) + " s per step (" + Fmt.num(r.baselineTflopsPerGpu())
                     + " TFLOPS per GPU) returns to its median step of " + Fmt.num(r.predictedStepTimeS()) + " s ("

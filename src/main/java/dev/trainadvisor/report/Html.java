@@ -133,11 +133,17 @@ public final class Html {
                     .append(num(r.memoryHeadroomGb())).append(" GB free)");
             if (!r.sameMath()) b.append("; <b>changes the optimisation</b>");
             b.append(". Addresses ").append(esc(String.join(", ", r.addresses()))).append(".</p>\n");
-            b.append("<table class=\"change\"><caption>Change in the run file</caption><tr><th>key</th><th>new value</th></tr>\n");
-            for (Map.Entry<String, Object> e : r.change().entrySet())
-                b.append("<tr><td><code>").append(esc(e.getKey())).append("</code></td><td><code>")
-                        .append(esc(e.getValue() == null ? "(remove)" : String.valueOf(e.getValue()))).append("</code></td></tr>\n");
-            b.append("</table>\n");
+            if (r.change().isEmpty()) {
+                b.append("<p class=\"change\">No run-file key changes: a change to how the run is operated, priced from its "
+                        + "history.</p>\n");
+            } else {
+                b.append("<table class=\"change\"><caption>Change in the run file</caption><tr><th>key</th><th>new value</th>"
+                        + "</tr>\n");
+                for (Map.Entry<String, Object> e : r.change().entrySet())
+                    b.append("<tr><td><code>").append(esc(e.getKey())).append("</code></td><td><code>")
+                            .append(esc(e.getValue() == null ? "(remove)" : String.valueOf(e.getValue()))).append("</code></td></tr>\n");
+                b.append("</table>\n");
+            }
             if (r.nextBottleneck() != null)
                 b.append("<p class=\"next\"><b>Next bottleneck:</b> ").append(esc(r.nextBottleneck().collective())).append(" on ")
                         .append(esc(r.nextBottleneck().link())).append(", ").append(num(r.nextBottleneck().seconds())).append(" s (")

@@ -118,14 +118,19 @@ public final class Markdown {
                     .append(String.join(", ", r.addresses())).append(" |\n");
             s.append("\n");
             for (AdviceView.RecommendationView r : recs) {
-                s.append("- **").append(r.id()).append("**: change `");
-                boolean first = true;
-                for (Map.Entry<String, Object> e : r.change().entrySet()) {
-                    if (!first) s.append(", ");
-                    s.append(e.getKey()).append(": ").append(e.getValue() == null ? "(remove)" : e.getValue());
-                    first = false;
+                s.append("- **").append(r.id()).append("**: ");
+                if (r.change().isEmpty()) s.append("no run-file key changes. ");
+                else {
+                    s.append("change `");
+                    boolean first = true;
+                    for (Map.Entry<String, Object> e : r.change().entrySet()) {
+                        if (!first) s.append(", ");
+                        s.append(e.getKey()).append(": ").append(e.getValue() == null ? "(remove)" : e.getValue());
+                        first = false;
+                    }
+                    s.append("`. ");
                 }
-                s.append("`. ").append(r.explanation()).append("\n");
+                s.append(r.explanation()).append("\n");
             }
             s.append("\n");
         }

@@ -37,6 +37,10 @@ class HistoryAdviceTest {
         Recommendation r = a.recommendations().stream().filter(x -> x.id().equals("async-checkpoint")).findFirst().orElseThrow();
         assertEquals(550.0 / 400, r.speedup(), 1e-9);
         assertTrue(r.change().isEmpty());
+        assertEquals(Recommendation.PricedBy.HISTORY, r.pricedBy());
+        String md = dev.trainadvisor.report.Markdown.of(a);
+        assertTrue(md.contains("- **async-checkpoint**: no run-file key changes. "), md);
+        assertTrue(dev.trainadvisor.report.Html.of(a).contains("No run-file key changes"));
         AdviceView v = AdviceView.of(a);
         assertTrue(v.verdict().contains("Steps stall at a fixed period (27% of the wall time): save checkpoints asynchronously"),
                 v.verdict());
