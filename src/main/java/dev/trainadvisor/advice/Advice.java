@@ -1,6 +1,5 @@
 package dev.trainadvisor.advice;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.GapFact;
 import dev.trainadvisor.facts.ObservationFact;
@@ -17,7 +16,7 @@ import java.util.List;
 /**
  * Everything train-advisor concludes about one run; the renderers (package report) see only this.
  *
- * @param run             the validated configuration, in run-file terms
+ * @param run             the run as validated: its cluster, model, layout, training and measurements
  * @param baseline        the catalogue prediction, the fit to the run's times and the step the advice starts from
  * @param observed        the run's measurements in house terms; null when it measured nothing
  * @param gap             observed against the catalogue prediction and the fitted step; null when it measured no
@@ -26,7 +25,7 @@ import java.util.List;
  * @param recommendations those that keep the optimisation first, then by predicted speedup
  * @param ruledOut        the diagnosis rules that were tested and fell short of their threshold, nearest miss first
  */
-public record Advice(JsonNode run, Baseline baseline, ObservationFact observed, GapFact gap, List<Diagnosis> diagnoses,
+public record Advice(dev.trainadvisor.spec.RunSpec run, Baseline baseline, ObservationFact observed, GapFact gap, List<Diagnosis> diagnoses,
                      List<Recommendation> recommendations, List<RuledOut> ruledOut) {
 
     /** What the catalogue predicts for the run. */

@@ -1,13 +1,14 @@
 package dev.trainadvisor.advice;
 
+import dev.trainadvisor.spec.RunChange;
+
 import java.util.List;
-import java.util.Map;
 
 /**
  * A remedy priced through the step model from the step the advice starts from (the fitted step when the run measured
  * its times): {@code speedup = changed tokens/GPU/s / fitted tokens/GPU/s}.
  *
- * @param change             the edit to the run file, dotted field to new value (null: remove the field)
+ * @param change             the edit to the run, as it applies to the user's run file
  * @param sameMath           false when the change alters the optimisation (global batch, sequence length, weight
  *                           precision); such changes are listed after those that keep it
  * @param reason             why it helps, in words
@@ -18,7 +19,7 @@ import java.util.Map;
  * @param nextBottleneck     the collective that would then be exposed longest, or null when none costs 5% of the step
  * @param pricedBy           the step model, or the run's history (the wall time a remedy of a stall wins back)
  */
-public record Recommendation(String id, String action, Map<String, Object> change, boolean sameMath,
+public record Recommendation(String id, String action, RunChange change, boolean sameMath,
                              List<String> addresses, String reason, double baselineStepS, double baselineTflopsPerGpu,
                              double predictedStepTimeS, double predictedTflopsPerGpu, double predictedTokensPerGpuPerS,
                              double predictedMemoryGb, double memoryCapacityGb, double speedup, double speedupLow,

@@ -20,9 +20,9 @@ import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.search.Layout;
 import dev.trainadvisor.search.LayoutSearch;
 import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.RunChange;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecWriter;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -98,7 +98,7 @@ public final class TrainAdvisor {
         for (Object f : result.derived()) if (f instanceof RuledOut r) ruledOut.add(r);
         ruledOut.sort(java.util.Comparator.comparingDouble(RuledOut::fraction).reversed().thenComparing(RuledOut::id)
                 .thenComparing(RuledOut::rule));
-        return new Advice(SpecWriter.write(cluster, run), b, observed, gap, result.diagnoses(), recs, List.copyOf(ruledOut));
+        return new Advice(new RunSpec(run.name(), cluster, run), b, observed, gap, result.diagnoses(), recs, List.copyOf(ruledOut));
     }
 
     /**
@@ -110,7 +110,7 @@ public final class TrainAdvisor {
         LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run), LayoutSearch.Options.forAdvice());
         if (r.best().isEmpty()) return null;
         Layout best = r.best().get(0).layout(), own = Layout.of(run);
-        Map<String, Object> change = best.changesFrom(own);
+        RunChange change = best.changesFrom(own);
         if (change.isEmpty() || (r.own() != null && r.best().get(0).tokensPerGpuPerS() <= r.own().tokensPerGpuPerS()))
             return null;
         // it answers the largest cause that claims seconds of the step (not a finding such as skipped steps)
@@ -145,14 +145,13 @@ public final class TrainAdvisor {
     }
 
     /**
-     * What a recommendation is ranked by: its speedup, or for one that changes the hardware (a cluster.* key: other
+     * What a recommendation is ranked by: its speedup, or for one that changes the hardware (a cluster field: other
      * GPUs, links, NICs, more nodes) the low end of its range. New hardware costs money and weeks; it leads only where
      * its gain beats what the run's own GPUs can do even if the model is off against it, so a layout change the model
      * cannot tell apart from buying NVLink nodes comes first.
      */
     static double rank(Recommendation r) {
-        boolean hardware = r.change().keySet().stream().anyMatch(k -> k.startsWith("cluster."));
-        return hardware ? r.speedupLow() : r.speedup();
+        return r.change().changesHardware() ? r.speedupLow() : r.speedup();
     }
 
     /**
@@ -304,15 +303,14 @@ public final class TrainAdvisor {
         return List.copyOf(out.values());
     }
 
-    /** Two changes that set different run-file keys, so that both can be made. */
+    /** Two changes that set different run-file fields, so that both can be made. */
     static boolean compatible(RemedyProposal a, RemedyProposal c) {
-        return a.change().keySet().stream().noneMatch(c.change()::containsKey);
+        return a.change().disjoint(c.change());
     }
 
     /** Two proposals as one: both changes, both diagnoses addressed. */
     static RemedyProposal pair(RemedyProposal a, RemedyProposal c) {
-        Map<String, Object> change = new LinkedHashMap<>(a.change());
-        change.putAll(c.change());
+        RunChange change = a.change().and(c.change());
         LinkedHashSet<String> addresses = new LinkedHashSet<>(a.addresses());
         addresses.addAll(c.addresses());
         return new RemedyProposal(a.id() + "+" + c.id(), a.action() + "; and " + lowerFirst(c.action()), change,

@@ -12,6 +12,8 @@ import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Network;
 import dev.trainadvisor.spec.Presets;
 import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
 
@@ -56,9 +58,10 @@ final class WhatFits {
 
         int fewest = 0;
         String fewestLayout = null;
-        Map<String, Object> fewestChange = null;
-        Map<String, Object> network = new LinkedHashMap<>();
-        Network net = cluster.interNode() != null ? cluster.interNode() : networkOf(cluster.gpu(), cluster.intraNode().key(), network);
+        RunChange fewestChange = null;
+        Borrowed borrowed = cluster.interNode() != null ? new Borrowed(cluster.interNode(), RunChange.NONE)
+                : networkOf(cluster.gpu(), cluster.intraNode().key());
+        Network net = borrowed == null ? null : borrowed.network();
         // no layout holds more than the GPUs' memory less the headroom: fewer GPUs are not searched
         int least = (int) Math.ceil(stateGb / (cluster.gpu().hbmGb() * (1 - HEADROOM)) / cluster.gpusPerNode());
         for (int nodes : nodeCounts(cluster.nodes(), least, maxGpus / cluster.gpusPerNode())) {
@@ -70,16 +73,13 @@ final class WhatFits {
             Layout l = r.best().get(0).layout();
             fewest = more.gpus();
             fewestLayout = l.describe();
-            fewestChange = new LinkedHashMap<>();
-            fewestChange.put("cluster.nodes", nodes);
-            fewestChange.putAll(network);
-            fewestChange.putAll(l.changesFrom(own));
+            fewestChange = RunChange.of(RunField.NODES, nodes).and(borrowed.change()).and(l.changesFrom(own));
             break;
         }
 
         String larger = null, largerLayout = null;
         double largerGb = 0;
-        Map<String, Object> largerChange = null;
+        RunChange largerChange = null;
         for (Gpu g : largerGpus(cluster.gpu())) {
             if (g.hbmGb() * (1 - HEADROOM) * cluster.gpus() < stateGb) continue; // cannot hold the state, whatever the layout
             Cluster other = new Cluster(cluster.name(), g, cluster.nodes(), cluster.gpusPerNode(), cluster.intraNode(),
@@ -90,21 +90,22 @@ final class WhatFits {
             larger = g.key();
             largerGb = g.hbmGb();
             largerLayout = l.describe();
-            largerChange = new LinkedHashMap<>();
-            largerChange.put("cluster.gpu", g.key());
-            largerChange.putAll(l.changesFrom(own));
+            largerChange = RunChange.of(RunField.GPU, g.key()).and(l.changesFrom(own));
             break;
         }
         return new CapacityFact(cluster.gpus(), cluster.gpu().hbmGb(), params, stateGb, HEADROOM, here.visited(), false,
                 fewest, maxGpus, fewestLayout, fewestChange, larger, largerGb, largerLayout, largerChange);
     }
 
+    /** A network for more nodes, and the change that gives the run it. */
+    record Borrowed(Network network, RunChange change) {}
+
     /**
      * The network of a run on one node that names none, for more nodes: that of the first cluster preset (by name) with
      * a GPU of the same architecture, one with the same intra-node link first (knowledge-base/clusters: DGX A100 8 x IB-HDR, DGX H100 8 x IB-NDR, ...); its
-     * run-file keys go into {@code keys}. Null when no preset has one.
+     * run-file fields are the change that adds it. Null when no preset has one.
      */
-    static Network networkOf(Gpu gpu, String intraLink, Map<String, Object> keys) {
+    static Borrowed networkOf(Gpu gpu, String intraLink) {
         Catalog catalog = Catalog.builtIn();
         java.util.TreeMap<String, JsonNode> byName = new java.util.TreeMap<>(Presets.clusters());
         List<JsonNode> presets = new ArrayList<>(byName.values());
@@ -117,9 +118,8 @@ final class WhatFits {
             if (!g.architecture().equals(gpu.architecture())) continue;
             Catalog.NetworkEntry n = catalog.network(inter.get("link").asText(), "knowledge-base/clusters", "inter_node.link");
             int nics = inter.path("nics_per_node").asInt(n.defaultNicsPerNode());
-            keys.put("cluster.inter_node.link", n.key());
-            keys.put("cluster.inter_node.nics_per_node", nics);
-            return new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, Double.NaN, n.source());
+            return new Borrowed(new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, Double.NaN, n.source()),
+                    RunChange.of(RunField.INTER_LINK, n.key()).and(RunField.NICS_PER_NODE, nics));
         }
         return null;
     }

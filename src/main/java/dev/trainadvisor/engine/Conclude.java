@@ -8,13 +8,13 @@ import dev.trainadvisor.facts.RuledOut;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.facts.StepFact;
+import dev.trainadvisor.spec.RunChange;
 import org.kie.api.definition.rule.Rule;
 import org.kie.api.runtime.rule.RuleContext;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a rule's consequence builds: a diagnosis or a remedy proposal, named by the firing rule's metadata
@@ -86,7 +86,7 @@ public final class Conclude {
      */
     public static RemedyProposal historyRemedy(RuleContext kcontext, String action, Collection<?> addresses, String reason,
                                                double wallShare) {
-        RemedyProposal r = remedy(kcontext, action, Map.of(), true, addresses, reason);
+        RemedyProposal r = remedy(kcontext, action, RunChange.NONE, true, addresses, reason);
         return new RemedyProposal(r.id(), r.action(), r.change(), true, r.addresses(), r.reason(), r.rule(), wallShare);
     }
 
@@ -94,7 +94,7 @@ public final class Conclude {
      * A remedy, named by the rule's {@code @id}, for the diagnoses it answers ({@code addresses}: Diagnosis facts or
      * their ids).
      */
-    public static RemedyProposal remedy(RuleContext kcontext, String action, Map<String, Object> change, boolean sameMath,
+    public static RemedyProposal remedy(RuleContext kcontext, String action, RunChange change, boolean sameMath,
                                         Collection<?> addresses, String reason) {
         Rule rule = kcontext.getRule();
         List<String> ids = new ArrayList<>();

@@ -1,6 +1,6 @@
 package dev.trainadvisor.facts;
 
-import java.util.Map;
+import dev.trainadvisor.spec.RunChange;
 
 /**
  * What memory allows, from the layout search, for a run whose own layout does not fit: whether another layout of the
@@ -24,12 +24,10 @@ import java.util.Map;
  */
 public record CapacityFact(int gpus, double gpuMemoryGb, double params, double stateGb, double headroom,
                            long layoutsTried, boolean anyLayoutFits, int fewestGpus, int maxGpusTried,
-                           String fewestLayout, Map<String, Object> fewestChange, String largerGpu,
-                           double largerGpuMemoryGb, String largerLayout, Map<String, Object> largerChange) {
+                           String fewestLayout, RunChange fewestChange, String largerGpu,
+                           double largerGpuMemoryGb, String largerLayout, RunChange largerChange) {
 
     public CapacityFact {
-        fewestChange = fewestChange == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(fewestChange));
-        largerChange = largerChange == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(largerChange));
     }
 
     /** Memory of all the run's GPUs together, GB. */

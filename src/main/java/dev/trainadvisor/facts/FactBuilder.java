@@ -7,7 +7,6 @@ import dev.trainadvisor.perf.FitParam;
 import dev.trainadvisor.perf.FitParameter;
 import dev.trainadvisor.perf.FitResult;
 import dev.trainadvisor.perf.HypothesisFit;
-import dev.trainadvisor.perf.MeasurementCheck;
 import dev.trainadvisor.perf.ObservedThroughput;
 import dev.trainadvisor.perf.Phase;
 import dev.trainadvisor.perf.Scenario;
@@ -21,6 +20,8 @@ import dev.trainadvisor.spec.Gpu;
 import dev.trainadvisor.spec.Measurements;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.Training;
 
@@ -107,25 +108,22 @@ public final class FactBuilder {
         Training t = run.training();
         StepPrediction p = b.prediction();
         if (par.dp() > 1 && !par.overlapGradReduce()) price(out, b, Saving.Kind.OVERLAP_GRAD_REDUCE,
-                Map.of("parallel.overlap_grad_reduce", true));
+                RunChange.of(RunField.OVERLAP_GRAD_REDUCE, true));
         if (par.dp() > 1 && par.zeroStage() >= 1 && par.zeroStage() < 3 && !par.overlapParamGather())
-            price(out, b, Saving.Kind.OVERLAP_PARAM_GATHER, Map.of("parallel.overlap_param_gather", true));
+            price(out, b, Saving.Kind.OVERLAP_PARAM_GATHER, RunChange.of(RunField.OVERLAP_PARAM_GATHER, true));
         if (!t.flashAttention() || t.attentionKernel() == AttentionKernel.FA1 || t.attentionKernel() == AttentionKernel.TRITON) {
-            Map<String, Object> change = new LinkedHashMap<>();
-            if (t.flashAttention()) change.put("training.attention_kernel", "fa2");
-            else {
-                change.put("training.flash_attention", true);
-                change.put("training.attention_kernel", null);   // math or unfused: no longer meant
-            }
-            price(out, b, Saving.Kind.FLASH_ATTENTION_2, change);
+            // math or unfused: no kernel of theirs is meant any longer
+            price(out, b, Saving.Kind.FLASH_ATTENTION_2, t.flashAttention()
+                    ? RunChange.of(RunField.ATTENTION_KERNEL, AttentionKernel.FA2)
+                    : RunChange.of(RunField.FLASH_ATTENTION, true).clear(RunField.ATTENTION_KERNEL));
         }
         if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
-            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, Map.of("training.elementwise_kernels", "compiled"));
-        if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, Map.of("training.cuda_graphs", true));
+            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, RunChange.of(RunField.ELEMENTWISE_KERNELS, ElementwiseKernels.COMPILED));
+        if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, RunChange.of(RunField.CUDA_GRAPHS, true));
         return out;
     }
 
-    private static void price(List<Saving> out, Baseline b, Saving.Kind kind, Map<String, Object> change) {
+    private static void price(List<Saving> out, Baseline b, Saving.Kind kind, RunChange change) {
         Baseline.Priced q = b.price(change);
         if (q != null) out.add(saving(kind, b.prediction(), q.step()));
     }

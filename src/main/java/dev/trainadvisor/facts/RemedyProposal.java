@@ -1,12 +1,12 @@
 package dev.trainadvisor.facts;
 
+import dev.trainadvisor.spec.RunChange;
+
 import java.util.List;
-import java.util.Map;
 
 /**
- * A change a rule proposes, in run-file terms: {@code change} maps dotted run-file fields
- * ("parallel.zero_group_size") to their new values (null removes the field). Java prices it through the step model
- * before it becomes a recommendation.
+ * A change a rule proposes, as typed run-file fields to new values ({@link RunChange}). Java prices it through the
+ * step model before it becomes a recommendation.
  *
  * @param sameMath  false when the change alters the optimisation (the global batch, the sequence length, the
  *                  precision of the weights): the run would then train a different model, however fast
@@ -16,16 +16,15 @@ import java.util.Map;
  *                  the step model does not model: the share of the run's wall time it would win back, measured from
  *                  the history; NaN for a change the step model prices
  */
-public record RemedyProposal(String id, String action, Map<String, Object> change, boolean sameMath,
+public record RemedyProposal(String id, String action, RunChange change, boolean sameMath,
                              List<String> addresses, String reason, String rule, double wallShare) {
 
     public RemedyProposal {
-        change = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(change));
         addresses = List.copyOf(addresses);
     }
 
     /** A change the step model prices. */
-    public RemedyProposal(String id, String action, Map<String, Object> change, boolean sameMath, List<String> addresses,
+    public RemedyProposal(String id, String action, RunChange change, boolean sameMath, List<String> addresses,
                           String reason, String rule) {
         this(id, action, change, sameMath, addresses, reason, rule, Double.NaN);
     }

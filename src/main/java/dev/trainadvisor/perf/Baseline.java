@@ -1,25 +1,23 @@
 package dev.trainadvisor.perf;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunFile;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.input.SpecException;
-import dev.trainadvisor.spec.SpecReader;
-import dev.trainadvisor.spec.SpecWriter;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * The step a run's advice starts from, and the one way to price a change to it.
  *
  * <p>The catalogue prediction is what the run should do; when the run measured its times (and they are possible,
  * {@link MeasurementCheck}), {@link Fit} fits the model to them and the fitted step is the baseline: every diagnosis
- * apportions its seconds and every remedy is priced from it. A change in run-file terms is applied to the run written
- * back as a run file with the fitted link bandwidths pinned, read again through the same validation as the user's own
- * file, and predicted with the fitted compute scale and overlap on the changed GPU's default efficiencies. The empty
- * change reproduces the fitted step.
+ * apportions its seconds and every remedy is priced from it. A change ({@link RunChange}, typed run-file fields) is
+ * made to the run's typed run file ({@link RunFile}) with the fitted link bandwidths pinned, resolved through the same
+ * validation as the user's own file, and predicted with the fitted compute scale and overlap on the changed GPU's
+ * default efficiencies. The empty change reproduces the fitted step.
  */
 public final class Baseline {
     private final Scenario catalogue;
@@ -28,8 +26,8 @@ public final class Baseline {
     private final FitResult fit;
     private final Scenario scenario;
     private final StepPrediction prediction;
-    /** The user's run written back, for {@link #price(Map)}; written at the first price. */
-    private ObjectNode userTree;
+    /** The user's run as a run file, for {@link #price(RunChange)}; made at the first price. */
+    private RunFile userFile;
 
     private Baseline(Scenario catalogue, StepPrediction expected, List<MeasurementCheck> implausible, FitResult fit) {
         this.catalogue = catalogue;
@@ -74,32 +72,31 @@ public final class Baseline {
      * A change priced: the changed run, its step, and the change as it applied (removals of fields the run did not
      * have left out).
      */
-    public record Priced(RunSpec run, StepPrediction step, Map<String, Object> change) {}
+    public record Priced(RunSpec run, StepPrediction step, RunChange change) {}
 
     /**
-     * The run with {@code change} (dotted run-file fields to new values, null removing one), priced from the
-     * baseline; null when the changed run is not valid (a GPU count the layout cannot divide, say).
+     * The run with {@code change} made, priced from the baseline; null when the changed run is not valid (a GPU count
+     * the layout cannot divide, say).
      */
-    public Priced price(Map<String, Object> change) {
+    public Priced price(RunChange change) {
         Priced p = price(scenario, change);
-        // the fit pins link bandwidths the user never wrote; what the change removes is shown against the user's run
+        // the fit pins link bandwidths the user never wrote; what the change clears is shown against the user's run
         if (p == null) return null;
-        if (userTree == null) userTree = SpecWriter.write(catalogue.cluster(), catalogue.run());
-        return new Priced(p.run(), p.step(), SpecWriter.effective(userTree, change));
+        if (userFile == null) userFile = RunFile.of(catalogue.cluster(), catalogue.run());
+        return new Priced(p.run(), p.step(), change.effectiveOn(userFile));
     }
 
-    /** As {@link #price(Map)}, from another fitted scenario (an alternative hypothesis). */
-    public static Priced price(Scenario from, Map<String, Object> change) {
-        ObjectNode tree = SpecWriter.write(from.cluster(), from.run());
+    /** As {@link #price(RunChange)}, from another fitted scenario (an alternative hypothesis). */
+    public static Priced price(Scenario from, RunChange change) {
         RunSpec changed;
         try {
-            changed = new SpecReader().read(SpecWriter.apply(tree, change), "what-if");
+            changed = new RunSpec(from.run().name(), from.cluster(), from.run()).with(change);
         } catch (SpecException e) {
             return null;
         }
         Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run());
         Scenario s = new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap());
-        return new Priced(changed, s.predict(), SpecWriter.effective(tree, change));
+        return new Priced(changed, s.predict(), change.effectiveOn(RunFile.of(from.cluster(), from.run())));
     }
 
     /** The baseline step with one fitted quantity put back to its expected (catalogue) value. */

@@ -154,7 +154,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
         List<RecommendationView> recs = a.recommendations().stream().map(r -> recommendation(r, a.baseline().fit() != null))
                 .toList();
         SummaryView summary = summary(prediction, fit, observed, recs);
-        return new AdviceView(a.run(), verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
+        return new AdviceView(dev.trainadvisor.spec.SpecWriter.write(a.run().cluster(), a.run().run()), verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
                 observed, gap, implausible, diagnoses, a.ruledOut().stream().map(r -> new RuledOutView(r.id(), r.title(),
                 r.rule(), r.seconds(), r.fraction(), r.threshold(), r.margin())).toList(), recs);
     }
@@ -322,7 +322,7 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
     public static final double TIGHT_MEMORY = dev.trainadvisor.search.LayoutSearch.HEADROOM;
 
     static RecommendationView recommendation(Recommendation r, boolean fitted) {
-        return new RecommendationView(r.id(), r.action(), r.change(), r.sameMath(), r.predictedTflopsPerGpu(),
+        return new RecommendationView(r.id(), r.action(), r.change().asRunFile(), r.sameMath(), r.predictedTflopsPerGpu(),
                 r.predictedStepTimeS(), r.speedup(), new double[]{r.speedupLow(), r.speedupHigh()}, r.memoryHeadroomGb(),
                 r.addresses(), explanation(r, fitted), r.predictedMemoryGb(), r.memoryCapacityGb(),
                 r.nextBottleneck() == null ? null : new NextBottleneckView(r.nextBottleneck(), r.nextBottleneckLink(),

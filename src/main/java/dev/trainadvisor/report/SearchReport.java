@@ -30,10 +30,10 @@ public final class SearchReport {
     }
 
     private static LayoutView view(LayoutSearch.Candidate c, LayoutSearch.Candidate own) {
-        return new LayoutView(c.layout().keys(), c.layout().describe(), c.tokensPerGpuPerS(), c.tflopsPerGpu(),
+        return new LayoutView(c.layout().change().asRunFile(), c.layout().describe(), c.tokensPerGpuPerS(), c.tflopsPerGpu(),
                 c.stepTimeS(), c.memoryGb(), c.capacityGb(), c.bottleneck(), c.bottleneckSeconds(),
                 own == null ? null : c.tokensPerGpuPerS() / own.tokensPerGpuPerS(),
-                own == null ? null : c.layout().changesFrom(own.layout()));
+                own == null ? null : c.layout().changesFrom(own.layout()).asRunFile());
     }
 
     /** @param ownLayout whether the run's layout is the user's (a run file) or only the search's starting point */
@@ -68,7 +68,7 @@ public final class SearchReport {
                     .append(own == null ? "" : "x" + num(c.tokensPerGpuPerS() / own.tokensPerGpuPerS())).append(" | ")
                     .append(num(c.stepTimeS())).append(" | ").append(num(c.memoryGb())).append(" of ").append(num(c.capacityGb()))
                     .append(" | ").append(c.bottleneck()).append(" | ")
-                    .append(own == null ? "" : changes(c.layout().changesFrom(own.layout()))).append(" |\n");
+                    .append(own == null ? "" : changes(c.layout().changesFrom(own.layout()).asRunFile())).append(" |\n");
         }
         LayoutSearch.Candidate first = r.best().get(0);
         b.append("\nWhy the best wins: its step of ").append(num(first.stepTimeS())).append(" s is ").append(first.bottleneck());
@@ -96,12 +96,12 @@ public final class SearchReport {
     public static String csv(LayoutSearch.Result r) {
         StringBuilder b = new StringBuilder("rank,");
         Layout any = r.best().isEmpty() ? null : r.best().get(0).layout();
-        if (any != null) b.append(String.join(",", any.keys().keySet()));
+        if (any != null) b.append(String.join(",", any.change().asRunFile().keySet()));
         b.append(",tokens_per_gpu_per_s,tflops_per_gpu,step_time_s,memory_gb,capacity_gb,step_parts\n");
         int i = 1;
         for (LayoutSearch.Candidate c : r.best()) {
             b.append(i++);
-            for (Object v : c.layout().keys().values()) b.append(',').append(v);
+            for (Object v : c.layout().change().asRunFile().values()) b.append(',').append(v);
             b.append(',').append(String.format(Locale.ROOT, "%.6g,%.6g,%.6g,%.6g,%.6g,", c.tokensPerGpuPerS(),
                     c.tflopsPerGpu(), c.stepTimeS(), c.memoryGb(), c.capacityGb())).append(c.bottleneck()).append('\n');
         }

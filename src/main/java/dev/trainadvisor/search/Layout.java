@@ -6,9 +6,10 @@ import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.Training;
 
-import java.util.LinkedHashMap;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
+
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * One way to lay a run out on its GPUs: the knobs {@link LayoutSearch} varies, everything else as the run has it.
@@ -51,38 +52,33 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
     }
 
     /**
-     * The run-file keys this layout sets, in run-file order (ZeRO over every data-parallel rank, both overlaps on; a
-     * null removes the field, as recompute_fraction without full recomputation).
+     * The run-file fields this layout sets, in run-file order (ZeRO over every data-parallel rank, both overlaps on;
+     * recompute_fraction cleared without full recomputation).
      */
-    public Map<String, Object> keys() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("parallel.tp", tp);
-        m.put("parallel.pp", pp);
-        m.put("parallel.virtual_stages", virtualStages);
-        m.put("parallel.cp", cp);
-        m.put("parallel.dp", dp);
-        m.put("parallel.ep", ep);
-        m.put("parallel.etp", etp);
-        m.put("parallel.sequence_parallel", sequenceParallel);
-        m.put("parallel.zero_stage", zeroStage);
-        m.put("parallel.zero_group_size", dp);
-        m.put("parallel.overlap_grad_reduce", true);
-        m.put("parallel.overlap_param_gather", true);
-        m.put("training.micro_batch_size", microBatchSize);
-        m.put("training.micro_batches", microBatches);
-        m.put("training.recompute", recompute.name().toLowerCase(Locale.ROOT));
-        m.put("training.recompute_fraction", recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null);
-        m.put("training.precision", precision.name().toLowerCase(Locale.ROOT));
-        return m;
+    public RunChange change() {
+        return RunChange.of(RunField.TP, tp).and(RunField.PP, pp).and(RunField.VIRTUAL_STAGES, virtualStages)
+                .and(RunField.CP, cp).and(RunField.DP, dp).and(RunField.EP, ep).and(RunField.ETP, etp)
+                .and(RunField.SEQUENCE_PARALLEL, sequenceParallel).and(RunField.ZERO_STAGE, zeroStage)
+                .and(RunField.ZERO_GROUP_SIZE, dp).and(RunField.OVERLAP_GRAD_REDUCE, true)
+                .and(RunField.OVERLAP_PARAM_GATHER, true).and(RunField.MICRO_BATCH_SIZE, microBatchSize)
+                .and(RunField.MICRO_BATCHES, microBatches).and(RunField.RECOMPUTE, recompute)
+                .and(RunField.RECOMPUTE_FRACTION, recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null)
+                .and(RunField.PRECISION, precision);
     }
 
-    /** The keys whose values differ from {@code from}'s. */
-    public Map<String, Object> changesFrom(Layout from) {
-        Map<String, Object> out = new LinkedHashMap<>(), base = from.keys();
-        keys().forEach((k, v) -> { if (!java.util.Objects.equals(v, base.get(k))) out.put(k, v); });
+    /** The fields whose values differ from {@code from}'s. */
+    public RunChange changesFrom(Layout from) {
+        RunChange mine = change(), base = from.change();
+        RunChange out = RunChange.NONE;
+        for (RunField<?> f : mine.fields()) out = differing(out, f, mine, base);
         // expert-TP means nothing without experts: a dense run's etp follows tp and is not a change of its own
-        if (ep == 1 && from.ep == 1) out.remove("parallel.etp");
+        if (ep == 1 && from.ep == 1) out = out.without(RunField.ETP);
         return out;
+    }
+
+    private static <T> RunChange differing(RunChange out, RunField<T> f, RunChange mine, RunChange base) {
+        T v = mine.value(f);
+        return java.util.Objects.equals(v, base.value(f)) ? out : out.and(f, v);
     }
 
     /** "tp 2, pp 4 x 2, cp 1, dp 8, ZeRO 1, mbs 2 x 8, recompute none": a line for people and a total order for ties. */

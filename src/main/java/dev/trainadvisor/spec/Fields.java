@@ -42,6 +42,9 @@ public final class Fields {
         return node != null && node.has(name) && !node.get(name).isNull();
     }
 
+    /** Whether the key is written, with a value or without one (which the typed readers refuse). */
+    boolean given(String name) { return node != null && node.has(name); }
+
     /** A key written without a value ("micro_batches:") is an error, not the default. */
     private void noNull(String name, String expected) {
         if (node != null && node.has(name) && node.get(name).isNull() && !nullable.contains(name))

@@ -3,6 +3,15 @@ package dev.trainadvisor.spec;
 /** A validated run file: the cluster and the run. */
 public record RunSpec(String name, Cluster cluster, RunMetrics run) {
 
+    /**
+     * This run with {@code change} made and validated as a user's file is: a what-if, which measured nothing.
+     *
+     * @throws dev.trainadvisor.input.SpecException naming the field, when the changed run is not valid
+     */
+    public RunSpec with(RunChange change) {
+        return change.apply(RunFile.of(cluster, run)).resolve("what-if", Measurements.NONE);
+    }
+
     /** The same run with its log's per-step history in its measurements. */
     public RunSpec withHistory(dev.trainadvisor.history.StepHistory history) {
         RunMetrics r = run;

@@ -124,24 +124,15 @@ public final class SpecReader {
         if (!top.has("cluster")) throw top.error("cluster", "a cluster (a preset name or its fields) is required");
         if (!top.has("model")) throw top.error("model", "a model (a preset name or its fields) is required");
         if (!top.has("training")) throw top.error("training", "the training block (seq_len, micro_batch_size, ...) is required");
-        Cluster cluster = cluster(top, gpuPathFromTopology);
+        RunFile.ClusterPart clusterPart = cluster(top);
+        Cluster cluster = RunResolver.cluster(clusterPart, catalog, file, gpuPathFromTopology);
         Model model = model(top);
-        Training training = training(top.object("training"));
-        Parallel parallel = parallel(top.object("parallel"), cluster, model, training);
+        RunFile.TrainingPart trainingPart = training(top.object("training"));
+        Training training = RunResolver.training(trainingPart, file);
+        RunFile.ParallelPart parallelPart = parallel(top.object("parallel"));
+        Parallel parallel = RunResolver.parallel(parallelPart, file, cluster, model, training);
         Measurements measured = metrics(top.object("metrics"));
-        if (training.precision() == Precision.FP8 && !cluster.gpu().hasFp8())
-            throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
-                    + " has no fp8 tensor cores");
-        if (training.precision() == Precision.BF16 && cluster.gpu().peakTflops().get(Precision.BF16) == null)
-            throw top.error("training.precision", "a precision the GPU supports: " + cluster.gpu().key()
-                    + " has no bf16 tensor cores (use fp16)");
-        String arch = cluster.gpu().architecture();
-        if (training.attentionKernel() == AttentionKernel.FA3 && !"Hopper".equals(arch))
-            throw top.error("training.attention_kernel", "a kernel the GPU runs: FlashAttention-3 needs a Hopper GPU, "
-                    + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
-        if (training.precision() == Precision.FP8 && training.fp8Recipe() == Fp8Recipe.MXFP8 && !"Blackwell".equals(arch))
-            throw top.error("training.fp8_recipe", "a recipe the GPU runs: MXFP8 needs Blackwell's block-scaled tensor cores, "
-                    + cluster.gpu().key() + " is " + (arch == null || arch.isEmpty() ? "of unknown architecture" : arch));
+        RunResolver.checkAgainstGpu(cluster, training, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
     }
@@ -161,7 +152,8 @@ public final class SpecReader {
 
     // ---------------------------------------------------------------- cluster
 
-    private Cluster cluster(Fields top, boolean fromTopology) {
+    /** The cluster section as the file gives it, a preset merged under the file's own fields. */
+    private RunFile.ClusterPart cluster(Fields top) {
         JsonNode raw = top.raw("cluster");
         JsonNode merged;
         if (raw.isTextual()) {
@@ -188,122 +180,56 @@ public final class SpecReader {
                     + " = " + (long) nodes * perNode);
         Fields intra = c.object("intra_node");
         intra.allowOnly(INTRA);
-        IntraNodeLink link;
-        if (perNode == 1 && !intra.has("link")) {
-            link = new IntraNodeLink("none", LinkKind.NONE, 0, Double.POSITIVE_INFINITY, 0, false, "single GPU per node",
-                    HostPlacement.CATALOGUE);
-        } else {
-            if (!intra.has("link")) throw intra.error("link", "the intra-node link (" + String.join(", ",
-                    catalog.links().keySet()) + ") is required when a node holds more than one GPU");
-            link = place(catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link"), intra, gpu, perNode,
-                    fromTopology);
-            double measured = measuredBusbw(intra);
-            if (!Double.isNaN(measured)) link = link.withMeasuredBusbw(measured);
+        RunFile.IntraPart intraPart = null;
+        if (intra.has("link")) {
+            String link = catalog.link(intra.requireString("link"), c.file(), "cluster.intra_node.link").key();
+            intraPart = new RunFile.IntraPart(link, sockets(intra), intra.has("transport")
+                    ? intra.choice("transport", Transport.P2P, Transport.class) : null, gpuPath(intra), measuredBusbw(intra));
+        } else if (perNode > 1) {
+            throw intra.error("link", "the intra-node link (" + String.join(", ", catalog.links().keySet())
+                    + ") is required when a node holds more than one GPU");
         }
         Fields inter = c.object("inter_node");
         inter.allowOnly(INTER);
-        Network network = null;
+        RunFile.InterPart interPart = null;
         if (inter.present() && inter.has("link")) {
             Catalog.NetworkEntry n = catalog.network(inter.requireString("link"), c.file(), "cluster.inter_node.link");
-            int nics = inter.positiveInt("nics_per_node", n.defaultNicsPerNode(), Bounds.SMALL_COUNT);
-            double busbw = measuredBusbw(inter);
-            network = new Network(n.key(), n.lineRateGbitS(), n.efficiency(), n.alphaUs(), nics, busbw, n.source(),
-                    inter.bool("sharp", false));
+            interPart = new RunFile.InterPart(n.key(), inter.given("nics_per_node")
+                    ? inter.positiveInt("nics_per_node", 1, Bounds.SMALL_COUNT) : null, measuredBusbw(inter),
+                    inter.bool("sharp", false) ? Boolean.TRUE : null);
         }
-        if (nodes > 1 && network == null)
-            throw c.error("inter_node.link", "the network between nodes (" + String.join(", ",
-                    catalog.networks().keySet()) + ") is required when nodes > 1");
-        String name = c.string("name", gpu.key() + " x" + nodes * perNode);
-        int domain = c.positiveInt("nvlink_domain", perNode, Bounds.GPUS);
-        if (domain != perNode) {
-            if (domain % perNode != 0)
-                throw c.error("nvlink_domain", "a multiple of gpus_per_node (" + perNode + "): the GPUs of whole nodes joined by"
-                        + " one NVLink fabric, got " + domain);
-            if (!link.isNvlink())
-                throw c.error("nvlink_domain", "an NVLink intra-node link to join nodes: " + link.key() + " is "
-                        + link.kind().key() + ", which stays inside a node");
-        }
-        return new Cluster(name, gpu, nodes, perNode, link, network, domain);
+        String name = c.string("name", null);
+        Integer domain = c.given("nvlink_domain") ? c.positiveInt("nvlink_domain", perNode, Bounds.GPUS) : null;
+        return new RunFile.ClusterPart(name, gpu, nodes, perNode, intraPart, interPart, domain);
     }
 
-    private static final java.util.regex.Pattern PCIE_GEN = java.util.regex.Pattern.compile("PCIe(\\d)");
+    /** The worst path between two GPUs as nvidia-smi topo -m prints it, normalised (SOC is SYS, NV18 is NV); or null. */
+    private static String gpuPath(Fields intra) {
+        if (!intra.has("gpu_path")) return null;
+        String p = intra.requireString("gpu_path").toUpperCase(Locale.ROOT);
+        if (p.equals("SOC")) p = "SYS";
+        if (p.matches("NV\\d+")) p = "NV";
+        if (!HostPlacement.PATHS.contains(p))
+            throw intra.error("gpu_path", "the worst path between two GPUs as nvidia-smi topo -m prints it, one of "
+                    + HostPlacement.PATHS + ", got '" + intra.requireString("gpu_path") + "'");
+        return p;
+    }
 
-    /**
-     * The link placed on the host: CPU sockets, the worst path between two GPUs, the transport NCCL uses, and the bus
-     * bandwidth that follows (knowledge-base/transports.json). What the run file says wins; else the path
-     * {@code nvidia-smi topo -m} shows ({@code gpu_path}, which a {@code topology:} file fills); else the default a
-     * user expects: a node of 8 or more PCIe GPUs is a dual-socket server with four under each socket, rings cross the
-     * socket link, and NCCL does not use peer-to-peer across it.
-     */
-    private IntraNodeLink place(IntraNodeLink link, Fields intra, Gpu gpu, int perNode, boolean fromTopology) {
-        String path = null;
-        if (intra.has("gpu_path")) {
-            String p = intra.requireString("gpu_path").toUpperCase(Locale.ROOT);
-            if (p.equals("SOC")) p = "SYS";
-            if (p.matches("NV\\d+")) p = "NV";
-            if (!HostPlacement.PATHS.contains(p))
-                throw intra.error("gpu_path", "the worst path between two GPUs as nvidia-smi topo -m prints it, one of "
-                        + HostPlacement.PATHS + ", got '" + intra.requireString("gpu_path") + "'");
-            if (p.equals("NV") != link.isNvlink()) {
-                // from a topology: file, checkTopology names the file's matrix; from the run file, say it here
-                if (!fromTopology) throw intra.error("gpu_path", "a path of the link's kind: " + link.key() + " is "
-                        + link.kind().key() + ", and gpu_path " + p + (p.equals("NV") ? " is NVLink" : " is PCIe"));
-            } else {
-                path = p;
-            }
-        }
-        boolean pcie = link.kind() == LinkKind.PCIE;
-        String why;
-        int sockets;
-        if (intra.has("sockets")) {
-            sockets = intra.positiveInt("sockets", 1);
-            if (sockets > 2) throw intra.error("sockets", "1 or 2 CPU sockets, got " + sockets);
-            why = "sockets from the run file";
-        } else if (path != null) {
-            sockets = path.equals("SYS") ? 2 : 1;
-            why = "gpu_path " + path;
-        } else {
-            sockets = pcie && perNode >= 8 ? 2 : 1;
-            why = sockets == 2 ? "default: 8 or more PCIe GPUs sit under 2 CPU sockets" : "default: one CPU socket";
-        }
-        Transport transport;
-        if (intra.has("transport")) {
-            transport = intra.choice("transport", Transport.P2P, Transport.class);
-            why += "; transport from the run file";
-        } else if (!pcie) {
-            transport = Transport.P2P;
-        } else if (!gpu.pcieP2p()) {
-            transport = Transport.SHM;
-            why += "; " + gpu.key() + " has no peer-to-peer over PCIe";
-        } else if (path != null) {
-            transport = HostPlacement.p2pByDefault(path) ? Transport.P2P : Transport.SHM;
-            why += "; NCCL uses peer-to-peer up to PXB";
-        } else {
-            transport = sockets > 1 ? Transport.SHM : Transport.P2P;
-            if (sockets > 1) why += "; NCCL stages traffic across sockets through host memory";
-        }
-        Catalog.Transports t = catalog.transports();
-        java.util.regex.Matcher g = PCIE_GEN.matcher(link.key());
-        int gen = pcie && g.find() ? Integer.parseInt(g.group(1)) : gpu.hostPcieGen() > 0 ? gpu.hostPcieGen() : 4;
-        double busbw = switch (transport) {
-            case P2P -> link.busbwGbps();
-            case SHM -> t.shmBusbw(gen);
-            case SOCKET -> t.socketBusbw();
-        };
-        // a ring over two sockets crosses the CPU-to-CPU link, unless NVLink carries it
-        if (sockets > 1 && (pcie || transport != Transport.P2P)) busbw = Math.min(busbw, t.socketLink(gen));
-        return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why,
-                intra.has("sockets"), intra.has("transport"), busbw), busbw);
+    private static Integer sockets(Fields intra) {
+        if (!intra.has("sockets")) return null;
+        int sockets = intra.positiveInt("sockets", 1);
+        if (sockets > 2) throw intra.error("sockets", "1 or 2 CPU sockets, got " + sockets);
+        return sockets;
     }
 
     /**
-     * A link's measured bus bandwidth, {@code busbw_gbps}; NaN when not given. (An nccl-tests output named by {@code
+     * A link's measured bus bandwidth, {@code busbw_gbps}; null when not given. (An nccl-tests output named by {@code
      * nccl_tests} has become {@code busbw_gbps} in the assembling reader.)
      */
-    private static double measuredBusbw(Fields f) {
+    private static Double measuredBusbw(Fields f) {
         if (f.has("nccl_tests")) throw namesAFile(f, "nccl_tests");
         if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0);
-        return Double.NaN;
+        return null;
     }
 
     private Gpu gpu(Fields c) {
@@ -404,90 +330,42 @@ public final class SpecReader {
 
     // ---------------------------------------------------------------- training and parallel
 
-    private Training training(Fields t) {
+    /** The training section as the file gives it: each value checked alone, defaults left to {@link RunResolver}. */
+    private static RunFile.TrainingPart training(Fields t) {
         t.allowOnly(TRAINING);
         int seq = t.requirePositiveInt("seq_len", Bounds.SEQ_LEN);
         int mbs = t.requirePositiveInt("micro_batch_size", Bounds.MICRO_BATCH_SIZE);
-        int mb = t.positiveInt("micro_batches", 1, Bounds.MICRO_BATCHES);
-        Recompute rc = t.choice("recompute", Recompute.NONE, Recompute.class, Recompute::parse);
-        Precision p = t.choice("precision", Precision.BF16, Precision.class, Precision::parse);
-        Precision gr = t.choice("grad_reduce_precision", p == Precision.FP8 ? Precision.BF16 : p,
-                Precision.class, Precision::parse);
-        double fraction = t.positiveDouble("recompute_fraction", 1.0);
-        if (fraction > 1) throw t.error("recompute_fraction", "the share of layers that recompute, from 0 to 1, got " + fraction);
-        if (t.has("recompute_fraction") && rc != Recompute.FULL)
-            throw t.error("recompute_fraction", "recompute: full with it (the share of layers that recompute in full); recompute is "
-                    + rc.key());
-        boolean flash = t.bool("flash_attention", true);
-        AttentionKernel kernel = t.choice("attention_kernel", flash ? AttentionKernel.FA2 : AttentionKernel.UNFUSED,
-                AttentionKernel.class);
-        if (kernel.flash() != flash)
-            throw t.error("attention_kernel", flash
-                    ? "a fused kernel (fa2, fa1, triton, fa3, cudnn) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
-                            + " is attention without flash: flash_attention false with it"
-                    : "unfused or math with flash_attention false (the kernel of fused attention needs flash_attention: true)");
-        Fp8Recipe recipe = t.choice("fp8_recipe", Fp8Recipe.DELAYED, Fp8Recipe.class);
-        if (t.has("fp8_recipe") && p != Precision.FP8)
-            throw t.error("fp8_recipe", "precision: fp8 with it (the recipe scales fp8 tensors); precision is " + p.key());
-        return new Training(seq, mbs, mb, rc, p, gr, flash, fraction, kernel,
-                t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class),
-                t.bool("cuda_graphs", false), recipe);
+        Integer mb = t.given("micro_batches") ? t.positiveInt("micro_batches", 1, Bounds.MICRO_BATCHES) : null;
+        Recompute rc = t.given("recompute") ? t.choice("recompute", Recompute.NONE, Recompute.class, Recompute::parse) : null;
+        Precision p = t.given("precision") ? t.choice("precision", Precision.BF16, Precision.class, Precision::parse) : null;
+        Precision gr = t.given("grad_reduce_precision")
+                ? t.choice("grad_reduce_precision", Precision.BF16, Precision.class, Precision::parse) : null;
+        Double fraction = t.given("recompute_fraction") ? t.positiveDouble("recompute_fraction", 1.0) : null;
+        Boolean flash = t.given("flash_attention") ? t.bool("flash_attention", true) : null;
+        AttentionKernel kernel = t.given("attention_kernel")
+                ? t.choice("attention_kernel", AttentionKernel.FA2, AttentionKernel.class) : null;
+        Fp8Recipe recipe = t.given("fp8_recipe") ? t.choice("fp8_recipe", Fp8Recipe.DELAYED, Fp8Recipe.class) : null;
+        ElementwiseKernels elementwise = t.given("elementwise_kernels")
+                ? t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class) : null;
+        Boolean graphs = t.given("cuda_graphs") ? t.bool("cuda_graphs", false) : null;
+        return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe);
     }
 
-    private Parallel parallel(Fields p, Cluster cluster, Model model, Training training) {
+    /** The parallel section as the file gives it: each value checked alone, defaults left to {@link RunResolver}. */
+    private static RunFile.ParallelPart parallel(Fields p) {
         p.allowOnly(PARALLEL);
-        int gpus = cluster.gpus();
-        // every degree divides the GPUs, so none exceeds their bound; products are formed in long
-        int tp = p.positiveInt("tp", 1, Bounds.GPUS);
-        int pp = p.positiveInt("pp", 1, Bounds.GPUS);
-        int cp = p.positiveInt("cp", 1, Bounds.GPUS);
-        int ep = p.positiveInt("ep", 1, Bounds.GPUS);
-        long mp = (long) tp * pp * cp;
-        if (gpus % mp != 0)
-            throw p.error("tp", "tp*pp*cp (" + tp + "*" + pp + "*" + cp + "=" + mp + ") to divide the cluster's "
-                    + gpus + " GPUs");
-        int dp;
-        if (p.has("dp")) {
-            dp = p.positiveInt("dp", 0, Bounds.GPUS);
-            if (dp * mp != gpus)
-                throw p.error("dp", "tp*pp*cp*dp to equal the cluster's " + gpus + " GPUs (" + cluster.nodes()
-                        + " nodes x " + cluster.gpusPerNode() + "), so dp=" + gpus / mp + "; got dp=" + dp);
-        } else {
-            dp = (int) (gpus / mp);
-        }
-        if (model.heads() % tp != 0)
-            throw p.error("tp", "a divisor of the model's " + model.heads() + " attention heads, got tp=" + tp);
-        if (model.kvHeads() % tp != 0 && tp % model.kvHeads() != 0)
-            throw p.error("tp", "a divisor or multiple of the model's " + model.kvHeads() + " KV heads, got tp=" + tp);
-        int vs = p.positiveInt("virtual_stages", 1, Bounds.VIRTUAL_STAGES);
-        if (vs > 1 && pp == 1) throw p.error("virtual_stages", "1 when pp is 1 (interleaving needs a pipeline)");
-        if (model.layers() < (long) pp * vs)
-            throw p.error("pp", "pp*virtual_stages at most the model's " + model.layers() + " layers, got "
-                    + pp + "*" + vs);
-        if (training.seqLen() % cp != 0)
-            throw p.error("cp", "a divisor of seq_len (" + training.seqLen() + "), got cp=" + cp);
-        int etp = p.positiveInt("etp", tp, Bounds.GPUS);
-        if (!model.isMoe() && p.has("etp") && etp != tp)
-            throw p.error("etp", "tp (" + tp + ") for a dense model (expert tensor parallelism needs moe), got " + etp);
-        if (ep > 1 && !model.isMoe()) throw p.error("ep", "1 for a dense model (expert parallelism needs moe), got " + ep);
-        if (model.isMoe()) {
-            if (model.moe().experts() % ep != 0)
-                throw p.error("ep", "a divisor of the " + model.moe().experts() + " experts, got " + ep);
-            if (model.moe().ffnHidden() % etp != 0)
-                throw p.error("etp", "a divisor of the experts' ffn_hidden (" + model.moe().ffnHidden() + "), got " + etp);
-            // Megatron-Core folds the experts' ETP x EP over the attention's TP x CP x DP ranks of a stage
-            if (((long) tp * cp * dp) % ((long) ep * etp) != 0)
-                throw p.error(p.has("etp") ? "etp" : "ep", "ep*etp (" + ep + "*" + etp + "=" + (long) ep * etp
-                        + ") to divide tp*cp*dp (" + (long) tp * cp * dp + "): the expert layers fold their ranks over the "
-                        + "attention's (MoE parallel folding; etp defaults to tp)");
-        }
-        int zero = p.nonNegativeInt("zero_stage", 0, 3);
-        int zg = p.positiveInt("zero_group_size", dp, Bounds.GPUS);
-        if (dp % zg != 0) throw p.error("zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
-        return new Parallel(tp, pp, dp, cp, ep, p.bool("sequence_parallel", false), zero, zg, vs,
-                p.bool("overlap_grad_reduce", true), p.bool("overlap_param_gather", false), p.bool("overlap_tp_comm", false),
-                etp, p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB));
+        // every degree divides the GPUs, so none exceeds their bound
+        return new RunFile.ParallelPart(count(p, "tp", Bounds.GPUS), count(p, "pp", Bounds.GPUS), count(p, "dp", Bounds.GPUS),
+                count(p, "cp", Bounds.GPUS), count(p, "ep", Bounds.GPUS), flag(p, "sequence_parallel"),
+                p.given("zero_stage") ? p.nonNegativeInt("zero_stage", 0, 3) : null, count(p, "zero_group_size", Bounds.GPUS),
+                count(p, "virtual_stages", Bounds.VIRTUAL_STAGES), flag(p, "overlap_grad_reduce"),
+                flag(p, "overlap_param_gather"), flag(p, "overlap_tp_comm"), count(p, "etp", Bounds.GPUS),
+                p.given("bucket_mb") ? p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB) : null);
     }
+
+    private static Integer count(Fields f, String key, int max) { return f.given(key) ? f.positiveInt(key, 1, max) : null; }
+
+    private static Boolean flag(Fields f, String key) { return f.given(key) ? f.bool(key, false) : null; }
 
     private Measurements metrics(Fields m) {
         if (!m.present()) return Measurements.NONE;

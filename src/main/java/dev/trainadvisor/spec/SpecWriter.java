@@ -1,34 +1,35 @@
 package dev.trainadvisor.spec;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.Map;
 
 /**
- * Writes a validated run back as a run-file tree (without metrics). A what-if edits this tree
- * with a change in run-file terms and reads it again, so every change goes through the same
- * validation as the user's own file.
+ * Writes a run file's typed form ({@link RunFile}) as a run-file tree (without metrics): the advice's {@code run}, in
+ * run-file terms. What a resolved run writes, and what it leaves to be derived again, is {@link RunFile#of}'s.
  */
 public final class SpecWriter {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private SpecWriter() {}
 
-    public static ObjectNode write(Cluster cluster, RunMetrics run) {
+    /** A resolved run written back as a run-file tree. */
+    public static ObjectNode write(Cluster cluster, RunMetrics run) { return write(RunFile.of(cluster, run)); }
+
+    public static ObjectNode write(RunFile f) {
         ObjectNode root = F.objectNode();
-        root.put("name", run.name());
-        root.set("cluster", cluster(cluster));
-        root.set("model", model(run.model()));
-        root.set("parallel", parallel(run.parallel()));
-        root.set("training", training(run.training()));
+        root.put("name", f.name());
+        root.set("cluster", cluster(f.cluster()));
+        root.set("model", model(f.model()));
+        root.set("parallel", parallel(f.parallel()));
+        root.set("training", training(f.training()));
         return root;
     }
 
-    static ObjectNode cluster(Cluster c) {
+    static ObjectNode cluster(RunFile.ClusterPart c) {
         ObjectNode o = F.objectNode();
-        o.put("name", c.name());
+        if (c.name() != null) o.put("name", c.name());
         Gpu g = c.gpu();
         Catalog.Entry<Gpu> known = Catalog.builtIn().gpus().get(g.key());
         if (known != null && known.value().equals(g)) {
@@ -49,25 +50,24 @@ public final class SpecWriter {
         }
         o.put("nodes", c.nodes());
         o.put("gpus_per_node", c.gpusPerNode());
-        if (c.nvlinkDomain() != c.gpusPerNode()) o.put("nvlink_domain", c.nvlinkDomain());
-        if (!"none".equals(c.intraNode().key())) {
+        if (c.nvlinkDomain() != null) o.put("nvlink_domain", c.nvlinkDomain());
+        RunFile.IntraPart i = c.intraNode();
+        if (i != null) {
             ObjectNode intra = o.putObject("intra_node");
-            intra.put("link", c.intraNode().key());
-            HostPlacement h = c.intraNode().host();
-            if (h != null) {
-                // what the run file said; defaults are derived again, so that a what-if on the link re-derives them
-                if (h.socketsGiven()) intra.put("sockets", h.sockets());
-                if (h.transportGiven()) intra.put("transport", h.transport().key());
-                if (h.gpuPath() != null) intra.put("gpu_path", h.gpuPath());
-            }
-            if (c.intraNode().busbwMeasured()) intra.put("busbw_gbps", c.intraNode().busbwGbps());
+            if (i.link() != null) intra.put("link", i.link());
+            // what the run file said; defaults are derived again, so that a what-if on the link re-derives them
+            if (i.sockets() != null) intra.put("sockets", i.sockets());
+            if (i.transport() != null) intra.put("transport", i.transport().key());
+            if (i.gpuPath() != null) intra.put("gpu_path", i.gpuPath());
+            if (i.busbwGbps() != null) intra.put("busbw_gbps", i.busbwGbps());
         }
-        if (c.interNode() != null) {
+        RunFile.InterPart n = c.interNode();
+        if (n != null) {
             ObjectNode inter = o.putObject("inter_node");
-            inter.put("link", c.interNode().key());
-            inter.put("nics_per_node", c.interNode().nicsPerNode());
-            if (!Double.isNaN(c.interNode().busbwGbps())) inter.put("busbw_gbps", c.interNode().busbwGbps());
-            if (c.interNode().sharp()) inter.put("sharp", true);
+            if (n.link() != null) inter.put("link", n.link());
+            if (n.nicsPerNode() != null) inter.put("nics_per_node", n.nicsPerNode());
+            if (n.busbwGbps() != null) inter.put("busbw_gbps", n.busbwGbps());
+            if (n.sharp() != null) inter.put("sharp", n.sharp());
         }
         return o;
     }
@@ -108,85 +108,43 @@ public final class SpecWriter {
         return o;
     }
 
-    static ObjectNode parallel(Parallel p) {
+    static ObjectNode parallel(RunFile.ParallelPart p) {
         ObjectNode o = F.objectNode();
-        o.put("tp", p.tp());
-        o.put("pp", p.pp());
-        o.put("dp", p.dp());
-        o.put("cp", p.cp());
-        o.put("ep", p.ep());
-        if (p.etp() != p.tp()) o.put("etp", p.etp());
-        if (p.bucketMb() != Parallel.DEFAULT_BUCKET_MB) o.put("bucket_mb", p.bucketMb());
-        o.put("sequence_parallel", p.sequenceParallel());
-        o.put("zero_stage", p.zeroStage());
-        o.put("zero_group_size", p.zeroGroupSize());
-        o.put("virtual_stages", p.virtualStages());
-        o.put("overlap_grad_reduce", p.overlapGradReduce());
-        o.put("overlap_param_gather", p.overlapParamGather());
-        o.put("overlap_tp_comm", p.overlapTpComm());
+        putInt(o, "tp", p.tp());
+        putInt(o, "pp", p.pp());
+        putInt(o, "dp", p.dp());
+        putInt(o, "cp", p.cp());
+        putInt(o, "ep", p.ep());
+        putInt(o, "etp", p.etp());
+        if (p.bucketMb() != null) o.put("bucket_mb", p.bucketMb());
+        putBool(o, "sequence_parallel", p.sequenceParallel());
+        putInt(o, "zero_stage", p.zeroStage());
+        putInt(o, "zero_group_size", p.zeroGroupSize());
+        putInt(o, "virtual_stages", p.virtualStages());
+        putBool(o, "overlap_grad_reduce", p.overlapGradReduce());
+        putBool(o, "overlap_param_gather", p.overlapParamGather());
+        putBool(o, "overlap_tp_comm", p.overlapTpComm());
         return o;
     }
 
-    static ObjectNode training(Training t) {
+    static ObjectNode training(RunFile.TrainingPart t) {
         ObjectNode o = F.objectNode();
-        o.put("seq_len", t.seqLen());
-        o.put("micro_batch_size", t.microBatchSize());
-        o.put("micro_batches", t.microBatches());
-        o.put("recompute", t.recompute().key());
-        if (t.recompute() == Recompute.FULL && t.recomputeFraction() != 1.0) o.put("recompute_fraction", t.recomputeFraction());
-        o.put("precision", t.precision().key());
-        o.put("grad_reduce_precision", t.gradReducePrecision().key());
-        o.put("flash_attention", t.flashAttention());
-        if (t.flashAttention() && t.attentionKernel() != AttentionKernel.FA2
-                || !t.flashAttention() && t.attentionKernel() == AttentionKernel.MATH) o.put("attention_kernel", key(t.attentionKernel()));
-        if (t.elementwiseKernels() != ElementwiseKernels.FUSED) o.put("elementwise_kernels", key(t.elementwiseKernels()));
-        if (t.cudaGraphs()) o.put("cuda_graphs", true);
-        if (t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED) o.put("fp8_recipe", key(t.fp8Recipe()));
+        putInt(o, "seq_len", t.seqLen());
+        putInt(o, "micro_batch_size", t.microBatchSize());
+        putInt(o, "micro_batches", t.microBatches());
+        if (t.recompute() != null) o.put("recompute", t.recompute().key());
+        if (t.recomputeFraction() != null) o.put("recompute_fraction", t.recomputeFraction());
+        if (t.precision() != null) o.put("precision", t.precision().key());
+        if (t.gradReducePrecision() != null) o.put("grad_reduce_precision", t.gradReducePrecision().key());
+        putBool(o, "flash_attention", t.flashAttention());
+        if (t.attentionKernel() != null) o.put("attention_kernel", key(t.attentionKernel()));
+        if (t.elementwiseKernels() != null) o.put("elementwise_kernels", key(t.elementwiseKernels()));
+        putBool(o, "cuda_graphs", t.cudaGraphs());
+        if (t.fp8Recipe() != null) o.put("fp8_recipe", key(t.fp8Recipe()));
         return o;
     }
 
-    /**
-     * Applies a change given as dotted run-file paths to values (null removes the field). A change to the
-     * GPU count keeps dp derived: dp is dropped so that the reader derives it again.
-     */
-    /**
-     * {@code change} without the removals of fields {@code tree} does not have: what applying it actually changes,
-     * in its order. A remedy that clears a transport the run never named shows no such removal.
-     */
-    public static Map<String, Object> effective(ObjectNode tree, Map<String, Object> change) {
-        Map<String, Object> out = new java.util.LinkedHashMap<>();
-        for (Map.Entry<String, Object> e : change.entrySet()) {
-            if (e.getValue() == null) {
-                JsonNode node = tree;
-                for (String part : e.getKey().split("\\.")) node = node == null ? null : node.get(part);
-                if (node == null) continue;
-            }
-            out.put(e.getKey(), e.getValue());
-        }
-        return java.util.Collections.unmodifiableMap(out);
-    }
+    private static void putInt(ObjectNode o, String key, Integer v) { if (v != null) o.put(key, v); }
 
-    public static ObjectNode apply(ObjectNode tree, Map<String, Object> change) {
-        ObjectNode out = tree.deepCopy();
-        for (Map.Entry<String, Object> e : change.entrySet()) {
-            String[] parts = e.getKey().split("\\.");
-            ObjectNode node = out;
-            for (int i = 0; i < parts.length - 1; i++) {
-                JsonNode next = node.get(parts[i]);
-                if (next == null || !next.isObject()) next = node.putObject(parts[i]);
-                node = (ObjectNode) next;
-            }
-            String leaf = parts[parts.length - 1];
-            if (e.getValue() == null) node.remove(leaf);
-            else node.set(leaf, SpecReader.JSON.valueToTree(e.getValue()));
-            if (e.getKey().equals("cluster.nodes") || e.getKey().equals("cluster.gpus_per_node")) {
-                JsonNode par = out.get("parallel");
-                if (par instanceof ObjectNode po && !change.containsKey("parallel.dp")) {
-                    po.remove("dp");
-                    if (!change.containsKey("parallel.zero_group_size")) po.remove("zero_group_size");
-                }
-            }
-        }
-        return out;
-    }
+    private static void putBool(ObjectNode o, String key, Boolean v) { if (v != null) o.put(key, v); }
 }

@@ -26,7 +26,7 @@ class LayoutAdviceTest {
         Recommendation first = a.recommendations().get(0);
         assertEquals(TrainAdvisor.BEST_LAYOUT, first.id(), a.recommendations().toString());
         // the search takes tensor parallelism off PCIe altogether
-        assertEquals(1, first.change().get("parallel.tp"), first.toString());
+        assertEquals(1, first.change().asRunFile().get("parallel.tp"), first.toString());
         // a layout of the same GPUs beats the low end of what NVLink nodes would give, and every single TP step
         Recommendation nvlink = rec(a, "nvlink-nodes").orElseThrow();
         assertTrue(first.speedup() > nvlink.speedupLow(), first + " vs " + nvlink);
@@ -41,7 +41,7 @@ class LayoutAdviceTest {
         Advice a = advise("llama-2-13b-pp4-bubble.yaml");
         assertEquals("pipeline-bubble", a.top().id());
         Recommendation pp2 = rec(a, "fewer-pipeline-stages").orElseThrow(() -> new AssertionError(a.recommendations().toString()));
-        assertEquals(2, pp2.change().get("parallel.pp"));
+        assertEquals(2, pp2.change().asRunFile().get("parallel.pp"));
         assertTrue(pp2.sameMath(), "same global batch: 1 x 8 x 1 = 1 x 4 x 2 sequences");
         // (4-1)/8 of the compute was bubble; pp 2 with 4 micro-batches leaves (2-1)/4: 37.5% -> 25% of the compute
         assertTrue(pp2.speedup() > 1.05, pp2.toString());
@@ -55,11 +55,11 @@ class LayoutAdviceTest {
         assertTrue(a.expected().memory().headroomGb() < 0, "ZeRO-0 does not fit: 6.74e9 x 16 bytes = 108 GB on 40 GB GPUs");
         assertTrue(rec(a, "overlap-grad-reduce").isEmpty(), "alone it does not fit");
         Recommendation pair = a.recommendations().stream()
-                .filter(r -> Boolean.TRUE.equals(r.change().get("parallel.overlap_grad_reduce")) && r.change().containsKey("parallel.zero_stage"))
+                .filter(r -> Boolean.TRUE.equals(r.change().asRunFile().get("parallel.overlap_grad_reduce")) && r.change().asRunFile().containsKey("parallel.zero_stage"))
                 .findFirst().orElseThrow(() -> new AssertionError(a.recommendations().toString()));
         assertTrue(pair.predictedMemoryGb() <= 40, pair.toString());
         // with the overlap the same sharding runs faster than the sharding alone
-        Recommendation zeroAlone = rec(a, "zero-stage-" + pair.change().get("parallel.zero_stage")).orElseThrow();
+        Recommendation zeroAlone = rec(a, "zero-stage-" + pair.change().asRunFile().get("parallel.zero_stage")).orElseThrow();
         assertTrue(pair.speedup() > zeroAlone.speedup() * 1.05, pair + " vs " + zeroAlone);
     }
 
@@ -73,9 +73,9 @@ class LayoutAdviceTest {
         assertTrue(none.explanation().contains("1.1 TB"), none.explanation());
         assertTrue(none.explanation().contains("are 32"), none.explanation());
         Recommendation more = rec(a, "scale-out-to-fit").orElseThrow();
-        assertEquals(4, more.change().get("cluster.nodes"));
-        assertTrue(more.change().containsKey("cluster.inter_node.link"), "one node named no network; more nodes need one");
-        assertEquals("B200", rec(a, "larger-gpu-to-fit").orElseThrow().change().get("cluster.gpu"));
+        assertEquals(4, more.change().asRunFile().get("cluster.nodes"));
+        assertTrue(more.change().asRunFile().containsKey("cluster.inter_node.link"), "one node named no network; more nodes need one");
+        assertEquals("B200", rec(a, "larger-gpu-to-fit").orElseThrow().change().asRunFile().get("cluster.gpu"));
     }
 
     @Test

@@ -1,5 +1,9 @@
 package dev.trainadvisor.advice;
 
+import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
+
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
 import dev.trainadvisor.spec.RunSpec;
@@ -46,22 +50,22 @@ class MemoryRemedyTest {
         Diagnosis none = a.diagnoses().stream().filter(d -> d.id().equals("no-layout-fits")).findFirst().orElseThrow();
         assertEquals(1104, none.evidence().stream().filter(e -> e.name().equals("state_tb")).findFirst().orElseThrow().value() * 1000, 2);
         Recommendation more = a.recommendations().stream().filter(r -> r.id().equals("scale-out-to-fit")).findFirst().orElseThrow();
-        assertEquals(2, more.change().get("cluster.nodes"), more.toString());
+        assertEquals(2, more.change().asRunFile().get("cluster.nodes"), more.toString());
         assertTrue(more.predictedMemoryGb() <= 0.95 * 80 + 1e-9, more.toString());
         Recommendation gpu = a.recommendations().stream().filter(r -> r.id().equals("larger-gpu-to-fit")).findFirst().orElseThrow();
-        assertEquals("B200", gpu.change().get("cluster.gpu"), gpu.toString());
+        assertEquals("B200", gpu.change().asRunFile().get("cluster.gpu"), gpu.toString());
         assertEquals(2, a.recommendations().size(), a.recommendations().toString());
     }
 
     @Test
     void pairsCombineDisjointChangesOnly() {
-        var zero = new RemedyProposal("zero-stage-2", "Shard more", Map.of("parallel.zero_stage", 2), true,
+        var zero = new RemedyProposal("zero-stage-2", "Shard more", RunChange.of(RunField.ZERO_STAGE, 2), true,
                 List.of("memory-overflow"), "a", "zero-stage-2 for memory");
-        var recompute = new RemedyProposal("full-recompute", "Recompute", Map.of("training.recompute", "full"), true,
+        var recompute = new RemedyProposal("full-recompute", "Recompute", RunChange.of(RunField.RECOMPUTE, Recompute.FULL), true,
                 List.of("memory-overflow"), "b", "full-recompute");
-        var zero3 = new RemedyProposal("zero-stage-3", "Shard all", Map.of("parallel.zero_stage", 3), true,
+        var zero3 = new RemedyProposal("zero-stage-3", "Shard all", RunChange.of(RunField.ZERO_STAGE, 3), true,
                 List.of("memory-overflow"), "c", "zero-stage-3 for memory");
-        var other = new RemedyProposal("nvlink-nodes", "NVLink", Map.of("cluster.intra_node.link", "NVLink3"), true,
+        var other = new RemedyProposal("nvlink-nodes", "NVLink", RunChange.of(RunField.INTRA_LINK, "NVLink3"), true,
                 List.of("intra-node-bandwidth"), "d", "nvlink-nodes");
         // zero-stage-2 and zero-stage-3 both set parallel.zero_stage: they cannot be made together
         assertFalse(TrainAdvisor.compatible(zero, zero3));
@@ -69,7 +73,7 @@ class MemoryRemedyTest {
         assertTrue(TrainAdvisor.compatible(zero3, other));
         RemedyProposal both = TrainAdvisor.pair(zero, recompute);
         assertEquals("zero-stage-2+full-recompute", both.id());
-        assertEquals(Map.of("parallel.zero_stage", 2, "training.recompute", "full"), both.change());
+        assertEquals(Map.of("parallel.zero_stage", 2, "training.recompute", "full"), both.change().asRunFile());
         assertEquals(List.of("memory-overflow"), both.addresses());
         // the diagnoses of both are addressed
         assertEquals(List.of("memory-overflow", "intra-node-bandwidth"), TrainAdvisor.pair(zero3, other).addresses());

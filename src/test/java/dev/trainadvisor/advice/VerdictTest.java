@@ -99,7 +99,7 @@ class VerdictTest {
     void theEmptyChangeReproducesTheFittedStep() throws Exception {
         for (RunSpec s : varied()) {
             var b = dev.trainadvisor.perf.Baseline.of(s.cluster(), s.run());
-            var q = b.price(Map.of());
+            var q = b.price(dev.trainadvisor.spec.RunChange.NONE);
             assertNotNull(q, s.name());
             assertEquals(b.prediction().stepTimeS(), q.step().stepTimeS(), 1e-9 * b.prediction().stepTimeS(), s.name());
         }

@@ -1,15 +1,14 @@
 package dev.trainadvisor.advice;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.perf.StepModel;
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
 import dev.trainadvisor.spec.SpecWriter;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -33,17 +32,12 @@ class WhatIfTest {
     @Test
     void nvlinkChangeSwapsGpuAndLinkAndDropsTheMeasuredPcieBandwidth() {
         RunSpec s = example("internlm-7b-pcie-1node.yaml");
-        RunSpec measured = new SpecReader().read(SpecWriter.apply(SpecWriter.write(s.cluster(), s.run()),
-                Map.of("cluster.intra_node.busbw_gbps", 9.5)), "measured");
+        RunSpec measured = s.with(RunChange.of(RunField.INTRA_BUSBW, 9.5));
         assertEquals(9.5, measured.cluster().intraNode().busbwGbps());
         assertTrue(measured.cluster().intraNode().busbwMeasured());
 
-        Map<String, Object> change = new LinkedHashMap<>();
-        change.put("cluster.gpu", "A100-SXM4-80GB");
-        change.put("cluster.intra_node.link", "NVLink3");
-        change.put("cluster.intra_node.busbw_gbps", null);
-        ObjectNode tree = SpecWriter.apply(SpecWriter.write(measured.cluster(), measured.run()), change);
-        RunSpec nv = new SpecReader().read(tree, "what-if");
+        RunSpec nv = measured.with(RunChange.of(RunField.GPU, "A100-SXM4-80GB").and(RunField.INTRA_LINK, "NVLink3")
+                .clear(RunField.INTRA_BUSBW));
         assertEquals("NVLink3", nv.cluster().intraNode().key());
         assertFalse(nv.cluster().intraNode().busbwMeasured());
         assertEquals(231.6, nv.cluster().intraNode().busbwGbps(), 1e-9, "knowledge-base/links.json NVLink3 busbw");
@@ -55,8 +49,7 @@ class WhatIfTest {
         // the ZeRO collectives move the same bytes per step whatever the number of micro-batches, while
         // compute doubles: so tokens/GPU/s rise, but by less than 2x
         RunSpec s = example("internlm-7b-pcie-1node.yaml");
-        RunSpec doubled = new SpecReader().read(SpecWriter.apply(SpecWriter.write(s.cluster(), s.run()),
-                Map.of("training.micro_batches", 8)), "what-if");
+        RunSpec doubled = s.with(RunChange.of(RunField.MICRO_BATCHES, 8));
         double base = StepModel.predict(s.cluster(), s.run()).tokensPerGpuPerS();
         double more = StepModel.predict(doubled.cluster(), doubled.run()).tokensPerGpuPerS();
         assertTrue(more > base && more < 2 * base, base + " -> " + more);
@@ -69,7 +62,6 @@ class WhatIfTest {
     void aChangeTheLayoutCannotTakeIsDroppedNotRecommended() {
         // 8 GPUs cannot hold tp=3: the what-if fails validation and yields no recommendation
         RunSpec s = example("internlm-7b-pcie-1node.yaml");
-        assertThrows(dev.trainadvisor.input.SpecException.class, () -> new SpecReader().read(SpecWriter.apply(
-                SpecWriter.write(s.cluster(), s.run()), Map.of("parallel.tp", 3)), "what-if"));
+        assertThrows(dev.trainadvisor.input.SpecException.class, () -> s.with(RunChange.of(RunField.TP, 3)));
     }
 }

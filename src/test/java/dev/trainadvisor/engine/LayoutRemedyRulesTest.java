@@ -1,5 +1,8 @@
 package dev.trainadvisor.engine;
 
+import dev.trainadvisor.spec.RunChange;
+import dev.trainadvisor.spec.RunField;
+
 import dev.trainadvisor.facts.CapacityFact;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
@@ -10,9 +13,7 @@ import dev.trainadvisor.perf.LinkScope;
 import dev.trainadvisor.perf.OverlapWindow;
 import org.junit.jupiter.api.Test;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import static dev.trainadvisor.engine.GivenFacts.*;
 import static dev.trainadvisor.engine.RemedyRulesTest.assertProposal;
@@ -104,12 +105,8 @@ class LayoutRemedyRulesTest {
 
     /** Llama-2-70B on 8 GPUs of 40 GB: 69e9 parameters x 16 bytes = 1104 GB of state against 320 GB. */
     static CapacityFact nothingFits(boolean more, boolean larger) {
-        Map<String, Object> scale = new LinkedHashMap<>();
-        scale.put("cluster.nodes", 4);
-        scale.put("parallel.pp", 4);
-        Map<String, Object> gpu = new LinkedHashMap<>();
-        gpu.put("cluster.gpu", "B200");
-        gpu.put("parallel.zero_stage", 3);
+        RunChange scale = RunChange.of(RunField.NODES, 4).and(RunField.PP, 4);
+        RunChange gpu = RunChange.of(RunField.GPU, "B200").and(RunField.ZERO_STAGE, 3);
         return new CapacityFact(8, 40, 69e9, 1104, 0.05, 3696, false, more ? 32 : 0, 512,
                 more ? "tp 8, pp 4, dp 1" : null, more ? scale : null, larger ? "B200" : null, larger ? 180 : 0,
                 larger ? "tp 1, pp 1, dp 8, ZeRO 3" : null, larger ? gpu : null);

@@ -9,7 +9,6 @@ import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
-import dev.trainadvisor.spec.SpecWriter;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -101,9 +100,7 @@ class LayoutSearchTest {
         List<LayoutSearch.Candidate> all = new ArrayList<>(r.best());
         all.addAll(r.pareto());
         for (LayoutSearch.Candidate c : all) {
-            ObjectNode tree = SpecWriter.apply(SpecWriter.write(s.cluster(), s.run()),
-                    new java.util.LinkedHashMap<>(c.layout().keys()));
-            RunSpec again = new SpecReader().read(tree, "layout.json");
+            RunSpec again = s.with(c.layout().change());
             StepPrediction p = StepModel.predict(again.cluster(), again.run());
             assertTrue(p.memory().totalGb() <= 0.95 * p.memory().capacityGb(), c.layout().describe());
             assertEquals(c.tokensPerGpuPerS(), p.tokensPerGpuPerS(), c.tokensPerGpuPerS() * 1e-9, c.layout().describe());
