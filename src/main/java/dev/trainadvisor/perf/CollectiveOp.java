@@ -11,10 +11,19 @@ public enum CollectiveOp {
     DP_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.DP),
     /** ZeRO 1-3: gradients reduce-scattered to the ranks that own their shard. */
     ZERO_GRAD_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.ZERO),
+    /** ZeRO 1-2 as InternEvo and DeepSpeed issue it: all gradients all-reduced, each owner keeping its shard of the sum. */
+    ZERO_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.DP),
+    /** ZeRO 1-2 as DeepSpeed issued it before November 2023: each owner's shard reduced to it, one call per owner. */
+    ZERO_GRAD_REDUCE(CollectiveKind.REDUCE, ProcessGroup.ZERO),
     /** Hierarchical ZeRO: the owned shard all-reduced across the replicas of the shard group. */
     ZERO_REPLICA_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.ZERO_REPLICA),
     /** ZeRO 1-2: the updated parameters gathered after the optimizer step. */
     ZERO_PARAM_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ZERO),
+    /**
+     * ZeRO 1-2 as InternEvo and PyTorch's ZeroRedundancyOptimizer issue it: each owning rank broadcasts its updated
+     * shard, one call per rank.
+     */
+    ZERO_PARAM_BROADCAST(CollectiveKind.BROADCAST, ProcessGroup.ZERO),
     /** FSDP / ZeRO-3: each layer's parameters gathered before its forward... */
     FSDP_FORWARD_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.ZERO),
     /** ... and again before its backward. */
@@ -54,6 +63,7 @@ public enum CollectiveOp {
 
     /** Whether it reduces gradients over data-parallel ranks (the gradient half of data parallelism). */
     public boolean reducesGradients() {
-        return this == DP_GRAD_ALL_REDUCE || this == ZERO_GRAD_REDUCE_SCATTER || this == ZERO_REPLICA_GRAD_ALL_REDUCE;
+        return this == DP_GRAD_ALL_REDUCE || this == ZERO_GRAD_REDUCE_SCATTER || this == ZERO_REPLICA_GRAD_ALL_REDUCE
+                || this == ZERO_GRAD_ALL_REDUCE || this == ZERO_GRAD_REDUCE;
     }
 }

@@ -1,16 +1,19 @@
 package dev.trainadvisor.perf;
 
+import dev.trainadvisor.spec.Framework;
 import dev.trainadvisor.spec.Parallel;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Data parallelism with ZeRO: gradients reduced over the replicas (all-reduced, or reduce-scattered to the ranks that
- * own their shard and all-reduced across shard groups), updated parameters gathered after the optimizer step (ZeRO
- * 1-2), or every layer's parameters gathered before its forward and its backward (ZeRO-3 / FSDP). A reduction
- * overlapped with the backward lands in it; one that is not runs after the last backward, beside the optimizer step,
- * as does ZeRO's parameter gather.
+ * Data parallelism with ZeRO, as the run's framework issues it (spec.Framework, knowledge-base/frameworks/): the
+ * gradients all-reduced over the replicas, reduce-scattered to the ranks that own their shard (and all-reduced across
+ * shard groups), or reduced to each owner in turn; once a step or after every micro-batch; hidden behind the last
+ * backward, every backward or nothing. The updated parameters gathered after the optimizer step (ZeRO 1-2), by an
+ * all-gather or by one broadcast from each owning rank, or every layer's parameters gathered before its forward and
+ * its backward (ZeRO-3 / FSDP). A reduction overlapped with the backward lands in it; one that is not runs after the
+ * last backward, beside the optimizer step, as does ZeRO's parameter gather.
  */
 final class DataParallel implements ParallelDimension {
 
@@ -37,46 +40,86 @@ final class DataParallel implements ParallelDimension {
         List<CollectivePlan> out = new ArrayList<>();
         if (p.dp() <= 1) return out;
         Topology topo = s.topology();
+        Framework.Stage stage = s.training().framework().stage(p.zeroStage());
         int mb = s.training().microBatches();
         double psi = s.shard().paramsPerGpu();
         double grads = psi * s.training().gradReducePrecision().bytes;
-        LinkChoice dpLink = topo.place(p.dp(), topo.dpStride());
-        OverlapWindow gradWindow = p.overlapGradReduce() ? OverlapWindow.LAST_BACKWARD : OverlapWindow.NONE;
-        if (p.zeroStage() == 0) {
-            out.add(CollectivePlan.gradientReduction(CollectiveOp.DP_GRAD_ALL_REDUCE, p.dp(), grads, buckets(grads, p), 1,
-                    dpLink, gradWindow));
-            return out;
+        Framework.Sync g = stage.gradients();
+        int perMb = g.everyMicroBatch().value() ? mb : 1;
+        OverlapWindow window = window(g.window(p.overlapGradReduce()));
+        Framework.Calls gradCalls = g.calls(p.overlapGradReduce());
+        int z = p.zeroStage() == 0 ? p.dp() : p.zeroGroupSize();
+        if (p.zeroStage() == 0 || g.collective().value() == Framework.Kind.ALL_REDUCE) {
+            // all gradients over every replica; a ZeRO owner then keeps its shard of the sum
+            CollectiveOp op = p.zeroStage() == 0 ? CollectiveOp.DP_GRAD_ALL_REDUCE : CollectiveOp.ZERO_GRAD_ALL_REDUCE;
+            out.add(CollectivePlan.gradientReduction(op, p.dp(), grads, calls(gradCalls, grads, p, s, p.dp()) * perMb, perMb,
+                    topo.place(p.dp(), topo.dpStride()), window));
+        } else {
+            LinkChoice zLink = topo.place(z, topo.dpStride());
+            if (z > 1 && g.collective().value() == Framework.Kind.REDUCE) {
+                // one reduce of each owner's shard to its owner: z calls of grads / z
+                out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE, z, grads / z,
+                        calls(gradCalls, grads, p, s, z) * perMb, (long) perMb * z, zLink, window));
+            } else if (z > 1) {
+                out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, z, grads,
+                        calls(gradCalls, grads, p, s, z) * perMb, perMb, zLink, window));
+            }
+            int replicas = p.dp() / z;
+            if (replicas > 1) {
+                LinkChoice rLink = topo.place(replicas, topo.dpStride() * z);
+                out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_REPLICA_GRAD_ALL_REDUCE, replicas, grads / z,
+                        calls(gradCalls, grads / z, p, s, replicas) * perMb, perMb, rLink, window));
+            }
         }
-        int z = p.zeroGroupSize();
+        Framework.Sync ps = stage.parameters();
+        if (ps == null || z <= 1 || p.zeroStage() == 0) return out;
         LinkChoice zLink = topo.place(z, topo.dpStride());
-        int perMb = p.zeroStage() == 1 ? 1 : mb;   // ZeRO-2/3 reduce-scatter every micro-batch
-        OverlapWindow window = p.zeroStage() == 1 ? gradWindow
-                : (p.overlapGradReduce() ? OverlapWindow.BACKWARD : OverlapWindow.NONE);
-        if (z > 1) out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, z, grads,
-                buckets(grads, p) * perMb, perMb, zLink, window));
-        int replicas = p.dp() / z;
-        if (replicas > 1) {
-            LinkChoice rLink = topo.place(replicas, topo.dpStride() * z);
-            out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_REPLICA_GRAD_ALL_REDUCE, replicas, grads / z,
-                    buckets(grads / z, p) * perMb, perMb, rLink, window));
-        }
-        double params = psi * s.elementBytes();
-        if (z > 1 && p.zeroStage() < 3) {
-            OverlapWindow gather = p.overlapParamGather() ? OverlapWindow.FIRST_FORWARD : OverlapWindow.NONE;
-            out.add(new CollectivePlan(CollectiveOp.ZERO_PARAM_ALL_GATHER, z, params, 1, buckets(params, p), zLink,
-                    gather, 1.0, gather == OverlapWindow.NONE));
-        } else if (z > 1) {
-            // FSDP / ZeRO-3: gather every layer before its forward and again before its backward, prefetching the
-            // next layer's gather behind the current layer's compute
-            long calls = (long) s.model().layers() * mb;
+        double params = psi * ps.dtype().value().of(s.training().precision()).bytes;
+        if (!ps.everyMicroBatch().value()) {
+            // ZeRO 1-2: the updated parameters, once a step after the optimizer
+            OverlapWindow gather = window(ps.window(p.overlapParamGather()));
+            Framework.Calls c = ps.calls(p.overlapParamGather());
+            if (ps.collective().value() == Framework.Kind.BROADCAST) {
+                out.add(new CollectivePlan(CollectiveOp.ZERO_PARAM_BROADCAST, z, params / z, z,
+                        Math.max(z, calls(c, params, p, s, z)), zLink, gather, 1.0, gather == OverlapWindow.NONE));
+            } else {
+                out.add(new CollectivePlan(CollectiveOp.ZERO_PARAM_ALL_GATHER, z, params, 1, calls(c, params, p, s, z), zLink,
+                        gather, 1.0, gather == OverlapWindow.NONE));
+            }
+        } else {
+            // FSDP / ZeRO-3: gather every layer before its forward and, unless the framework keeps it, again before its
+            // backward, prefetching the next layer's gather behind the current layer's compute
+            long calls = calls(ps.calls(true), params, p, s, z) * mb;
             out.add(new CollectivePlan(CollectiveOp.FSDP_FORWARD_ALL_GATHER, z, params, mb, calls, zLink,
-                    OverlapWindow.FORWARD, 1.0, false));
-            out.add(new CollectivePlan(CollectiveOp.FSDP_BACKWARD_ALL_GATHER, z, params, mb, calls, zLink,
-                    OverlapWindow.BACKWARD, 0.0, false));
+                    window(ps.window(true)), 1.0, false));
+            if (ps.backwardGather() == null || ps.backwardGather().value())
+                out.add(new CollectivePlan(CollectiveOp.FSDP_BACKWARD_ALL_GATHER, z, params, mb, calls, zLink,
+                        OverlapWindow.BACKWARD, 0.0, false));
         }
         return out;
     }
 
-    /** Calls of a bucketed reduction or gather: the run's bucket size (parallel.bucket_mb); larger ones cut the alpha term. */
-    private static long buckets(double bytes, Parallel p) { return Math.max(1, (long) Math.ceil(bytes / (p.bucketMb() * 1e6))); }
+    /** The step model's window for a framework's overlap. */
+    static OverlapWindow window(Framework.Overlap o) {
+        return switch (o) {
+            case BACKWARD -> OverlapWindow.BACKWARD;
+            case LAST_BACKWARD -> OverlapWindow.LAST_BACKWARD;
+            case FIRST_FORWARD -> OverlapWindow.FIRST_FORWARD;
+            case FORWARD -> OverlapWindow.FORWARD;
+            case NONE -> OverlapWindow.NONE;
+        };
+    }
+
+    /**
+     * Calls of one pass over {@code bytes}: per bucket of the run's bucket size (parallel.bucket_mb; larger ones cut
+     * the alpha term), per wrapped unit (a layer), per owning rank of a group of {@code n}, or one.
+     */
+    static long calls(Framework.Calls c, double bytes, Parallel p, StepContext s, int n) {
+        return switch (c) {
+            case BUCKET -> Math.max(1, (long) Math.ceil(bytes / (p.bucketMb() * 1e6)));
+            case PER_LAYER -> s.model().layers();
+            case PER_RANK -> n;
+            case ONE -> 1;
+        };
+    }
 }

@@ -46,8 +46,8 @@ public final class StepModel {
         phases.add(new Phase(Phase.BACKWARD, backward, backward, null));
         if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
         phases.add(new Phase(Phase.OPTIMIZER, optimizer, optimizer, null));
-        // what the framework spends around the optimizer step beyond Adam's HBM traffic (measured, perf.Overheads)
-        double framework = Overheads.STEP_OVERHEAD_S;
+        // what the framework spends around the optimizer step beyond Adam's HBM traffic (its profile's, measured)
+        double framework = t.framework().hostSecondsPerStep().value();
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
         double step = forward + backward + bubble + optimizer + framework;
         for (Collective c : collectives) {

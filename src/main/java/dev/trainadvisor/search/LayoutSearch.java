@@ -220,6 +220,8 @@ public final class LayoutSearch {
             // fp8 where the GPU has it and the search varies it; else the run's precision
             List<Precision> precisions = vary.contains("fp8") && cluster.gpu().peakTflops().containsKey(Precision.FP8)
                     && base.precision() != Precision.FP8 ? List.of(base.precision(), Precision.FP8) : List.of(base.precision());
+            // the ZeRO stages the run's framework runs (its profile's); on one replica, the first of them
+            List<Integer> zeroStages = List.copyOf(run.training().framework().zero().keySet());
             List<Layout> out = new ArrayList<>();
             for (int tp : values(vary, "tp", base.tp(), divisors(gpus, Math.max(1, cluster.nvlinkDomain())))) {
                 if (m.heads() % tp != 0 || (m.kvHeads() % tp != 0 && tp % m.kvHeads() != 0)) continue;
@@ -243,8 +245,8 @@ public final class LayoutSearch {
                             for (int[] e : experts(m, tp, cp, dp, vary, base))
                                 for (boolean sp : tp == 1 ? List.of(false)
                                         : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))
-                                    for (int zero : dp == 1 ? List.of(0)
-                                            : values(vary, "zero_stage", base.zeroStage(), List.of(0, 1, 2, 3)))
+                                    for (int zero : dp == 1 ? List.of(zeroStages.get(0))
+                                            : values(vary, "zero_stage", base.zeroStage(), zeroStages))
                                         for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
                                                 microBatchSizes(perReplica, base.microBatchSize()))) {
                                             if (perReplica % mbs != 0) continue;

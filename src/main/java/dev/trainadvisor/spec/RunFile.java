@@ -39,7 +39,15 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
     public record TrainingPart(Integer seqLen, Integer microBatchSize, Integer microBatches, Recompute recompute,
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
                                Boolean flashAttention, AttentionKernel attentionKernel,
-                               ElementwiseKernels elementwiseKernels, Boolean cudaGraphs, Fp8Recipe fp8Recipe) {}
+                               ElementwiseKernels elementwiseKernels, Boolean cudaGraphs, Fp8Recipe fp8Recipe,
+                               Implementation implementation) {
+
+        /** The same section run by another framework. */
+        public TrainingPart with(Implementation i) {
+            return new TrainingPart(seqLen, microBatchSize, microBatches, recompute, recomputeFraction, precision,
+                    gradReducePrecision, flashAttention, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, i);
+        }
+    }
 
     /**
      * The run validated and resolved, as the reader resolves a user's file; {@code file} names it in errors.
@@ -77,7 +85,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
         ParallelPart parallel = new ParallelPart(p.tp(), p.pp(), p.dp(), p.cp(), p.ep(), p.sequenceParallel(),
                 p.zeroStage(), p.zeroGroupSize(), p.virtualStages(), p.overlapGradReduce(), p.overlapParamGather(),
                 p.overlapTpComm(), p.etp() != p.tp() ? p.etp() : null,
-                p.bucketMb() != Parallel.DEFAULT_BUCKET_MB ? p.bucketMb() : null);
+                p.bucketMb() != RunResolver.defaultBucketMb(run.training().framework(), run.training().gradReducePrecision(),
+                        p.dp()) ? p.bucketMb() : null);
         Training t = run.training();
         boolean kernelDerived = t.flashAttention() ? t.attentionKernel() == AttentionKernel.FA2
                 : t.attentionKernel() != AttentionKernel.MATH;
@@ -86,7 +95,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 t.precision(), t.gradReducePrecision(), t.flashAttention(), kernelDerived ? null : t.attentionKernel(),
                 t.elementwiseKernels() != ElementwiseKernels.FUSED ? t.elementwiseKernels() : null,
                 t.cudaGraphs() ? Boolean.TRUE : null,
-                t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED ? t.fp8Recipe() : null);
+                t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED ? t.fp8Recipe() : null,
+                t.implementation());
         return new RunFile(run.name(), cluster, run.model(), parallel, training);
     }
 
@@ -117,6 +127,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             AttentionKernel attentionKernel;
             ElementwiseKernels elementwiseKernels;
             Fp8Recipe fp8Recipe;
+            Implementation implementation;
         }
 
         Draft(RunFile f) {
@@ -171,6 +182,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             training.elementwiseKernels = t.elementwiseKernels();
             training.cudaGraphs = t.cudaGraphs();
             training.fp8Recipe = t.fp8Recipe();
+            training.implementation = t.implementation();
         }
 
         RunFile build() {
@@ -186,7 +198,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                             p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
-                            t.cudaGraphs, t.fp8Recipe));
+                            t.cudaGraphs, t.fp8Recipe, t.implementation));
         }
     }
 }

@@ -15,7 +15,7 @@ final class RunResolver {
 
     static RunSpec resolve(RunFile f, Catalog catalog, String file, boolean gpuPathFromTopology, Measurements measured) {
         Cluster cluster = cluster(f.cluster(), catalog, file, gpuPathFromTopology);
-        Training training = training(f.training(), file);
+        Training training = training(f.training(), f.parallel(), cluster.gpu(), file);
         Parallel parallel = parallel(f.parallel(), file, cluster, f.model(), training);
         checkAgainstGpu(cluster, training, file);
         String runName = f.name();
@@ -139,22 +139,35 @@ final class RunResolver {
 
     // ---------------------------------------------------------------- training and parallel
 
-    static Training training(RunFile.TrainingPart t, String file) {
+    /**
+     * The training section resolved. What the file leaves out the framework decides where its profile says (the
+     * attention kernel it runs, its element-wise kernels, the dtype it reduces gradients in at the run's ZeRO stage),
+     * else the house defaults; a profile's kernel the GPU cannot run is not taken.
+     */
+    static Training training(RunFile.TrainingPart t, RunFile.ParallelPart par, Gpu gpu, String file) {
         if (t.seqLen() == null) throw error(file, "training.seq_len", Bounds.range(Bounds.SEQ_LEN) + " is required");
         if (t.microBatchSize() == null)
             throw error(file, "training.micro_batch_size", Bounds.range(Bounds.MICRO_BATCH_SIZE) + " is required");
+        Implementation impl = t.implementation() != null ? t.implementation() : Implementation.byDefault();
+        Framework fw = impl.framework();
         int mb = t.microBatches() != null ? t.microBatches() : 1;
         Recompute rc = t.recompute() != null ? t.recompute() : Recompute.NONE;
         Precision p = t.precision() != null ? t.precision() : Precision.BF16;
-        Precision gr = t.gradReducePrecision() != null ? t.gradReducePrecision() : p == Precision.FP8 ? Precision.BF16 : p;
+        Framework.Stage stage = fw.stage(or(par.zeroStage(), 0));
+        Precision gr = t.gradReducePrecision() != null ? t.gradReducePrecision()
+                : stage != null ? stage.gradients().dtype().value().of(p) : p == Precision.FP8 ? Precision.BF16 : p;
         double fraction = t.recomputeFraction() != null ? t.recomputeFraction() : 1.0;
         if (fraction > 1)
             throw error(file, "training.recompute_fraction", "the share of layers that recompute, from 0 to 1, got " + fraction);
         if (t.recomputeFraction() != null && rc != Recompute.FULL)
             throw error(file, "training.recompute_fraction", "recompute: full with it (the share of layers that recompute in "
                     + "full); recompute is " + rc.key());
-        boolean flash = t.flashAttention() != null ? t.flashAttention() : true;
+        AttentionKernel profiled = fw.attentionKernel() == null ? null : fw.attentionKernel().value();
+        if (profiled != null && !runs(profiled, gpu)) profiled = null;
+        boolean flash = t.flashAttention() != null ? t.flashAttention()
+                : t.attentionKernel() != null || profiled == null || profiled.flash();
         AttentionKernel kernel = t.attentionKernel() != null ? t.attentionKernel()
+                : profiled != null && profiled.flash() == flash ? profiled
                 : flash ? AttentionKernel.FA2 : AttentionKernel.UNFUSED;
         if (kernel.flash() != flash)
             throw error(file, "training.attention_kernel", flash
@@ -164,9 +177,25 @@ final class RunResolver {
         Fp8Recipe recipe = t.fp8Recipe() != null ? t.fp8Recipe() : Fp8Recipe.DELAYED;
         if (t.fp8Recipe() != null && p != Precision.FP8)
             throw error(file, "training.fp8_recipe", "precision: fp8 with it (the recipe scales fp8 tensors); precision is " + p.key());
-        return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel,
-                t.elementwiseKernels() != null ? t.elementwiseKernels() : ElementwiseKernels.FUSED,
-                Boolean.TRUE.equals(t.cudaGraphs()), recipe);
+        ElementwiseKernels elementwise = t.elementwiseKernels() != null ? t.elementwiseKernels()
+                : fw.elementwiseKernels() != null && fw.elementwiseKernels().value() != null ? fw.elementwiseKernels().value()
+                : ElementwiseKernels.FUSED;
+        return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel, elementwise,
+                Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl);
+    }
+
+    /** Whether the GPU runs the kernel: FlashAttention-3 needs Hopper (checkAgainstGpu refuses it elsewhere). */
+    private static boolean runs(AttentionKernel k, Gpu gpu) {
+        return k != AttentionKernel.FA3 || "Hopper".equals(gpu.architecture());
+    }
+
+    /**
+     * The gradient bucket a framework uses, in MB, for gradients in {@code grads} over {@code dp} ranks (its profile's
+     * bucket, else PyTorch DDP's 25 MB).
+     */
+    static double defaultBucketMb(Framework fw, Precision grads, int dp) {
+        if (fw == null || fw.bucket() == null) return Parallel.DEFAULT_BUCKET_MB;
+        return fw.bucket().value().megabytes(grads.bytes, dp);
     }
 
     private static int or(Integer v, int dflt) { return v != null ? v : dflt; }
@@ -219,9 +248,18 @@ final class RunResolver {
         int zero = or(p.zeroStage(), 0);
         int zg = or(p.zeroGroupSize(), dp);
         if (dp % zg != 0) throw error(file, "parallel.zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
-        return new Parallel(tp, pp, dp, cp, ep, Boolean.TRUE.equals(p.sequenceParallel()), zero, zg, vs,
-                p.overlapGradReduce() == null || p.overlapGradReduce(), Boolean.TRUE.equals(p.overlapParamGather()),
-                Boolean.TRUE.equals(p.overlapTpComm()), etp, p.bucketMb() != null ? p.bucketMb() : Parallel.DEFAULT_BUCKET_MB);
+        Framework fw = training.framework();
+        Framework.Stage stage = fw.stage(zero);
+        if (stage == null)
+            throw error(file, "parallel.zero_stage", "a ZeRO stage " + fw.label() + " runs, one of " + fw.zero().keySet()
+                    + " (knowledge-base/frameworks/" + fw.key() + ".json), got " + zero);
+        // the framework's defaults for what the file leaves out; the parameter switch is ZeRO 1-2's gather after the step
+        boolean overlapGrad = p.overlapGradReduce() != null ? p.overlapGradReduce() : stage.gradients().overlapsByDefault();
+        boolean overlapParam = p.overlapParamGather() != null ? p.overlapParamGather()
+                : zero >= 1 && zero <= 2 && stage.parameters().overlapsByDefault();
+        return new Parallel(tp, pp, dp, cp, ep, Boolean.TRUE.equals(p.sequenceParallel()), zero, zg, vs, overlapGrad,
+                overlapParam, Boolean.TRUE.equals(p.overlapTpComm()), etp,
+                p.bucketMb() != null ? p.bucketMb() : defaultBucketMb(fw, training.gradReducePrecision(), dp));
     }
 
     /** What the GPU must have for the training: the precision's tensor cores, the attention kernel's architecture. */

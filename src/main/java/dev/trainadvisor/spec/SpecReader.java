@@ -50,12 +50,18 @@ public final class SpecReader {
             "overlap_tp_comm", "etp", "bucket_mb");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels", "cuda_graphs", "fp8_recipe");
+            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version");
     private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
+    private final Frameworks frameworks;
 
-    public SpecReader(Catalog catalog) { this.catalog = catalog; }
+    public SpecReader(Catalog catalog, Frameworks frameworks) {
+        this.catalog = catalog;
+        this.frameworks = frameworks;
+    }
+
+    public SpecReader(Catalog catalog) { this(catalog, Frameworks.builtIn()); }
 
     public SpecReader() { this(Catalog.builtIn()); }
 
@@ -116,6 +122,14 @@ public final class SpecReader {
      *                            message names that file, rather than reported as a field the user wrote
      */
     public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology) {
+        return read(tree, file, gpuPathFromTopology, null);
+    }
+
+    /**
+     * As {@link #read(JsonNode, String, boolean)}, for a tree merged with a log of {@code logFormat} (ingest's key), whose
+     * framework the run takes when the run file names none.
+     */
+    public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology, String logFormat) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
         for (String key : new java.util.TreeSet<>(NAMED_FILES))
@@ -127,14 +141,39 @@ public final class SpecReader {
         RunFile.ClusterPart clusterPart = cluster(top);
         Cluster cluster = RunResolver.cluster(clusterPart, catalog, file, gpuPathFromTopology);
         Model model = model(top);
-        RunFile.TrainingPart trainingPart = training(top.object("training"));
-        Training training = RunResolver.training(trainingPart, file);
+        Fields t = top.object("training");
+        RunFile.TrainingPart trainingPart = training(t);
+        Implementation impl = implementation(t, top.object("metrics"), logFormat);
+        trainingPart = trainingPart.with(impl);
+        Measurements measured = metrics(top.object("metrics"), impl.framework());
         RunFile.ParallelPart parallelPart = parallel(top.object("parallel"));
+        Training training = RunResolver.training(trainingPart, parallelPart, cluster.gpu(), file);
         Parallel parallel = RunResolver.parallel(parallelPart, file, cluster, model, training);
-        Measurements measured = metrics(top.object("metrics"));
         RunResolver.checkAgainstGpu(cluster, training, file);
         String runName = name != null ? name : stem(file);
         return new RunSpec(runName, cluster, new RunMetrics(runName, model, parallel, training, measured));
+    }
+
+    /**
+     * The framework that runs the step: the one {@code training.framework} names (at {@code framework_version}); else
+     * the one whose logs are of the merged log's format; else the one whose printed TFLOPS follow
+     * {@code metrics.tflops_convention}; else the default, with the origin saying which.
+     */
+    private Implementation implementation(Fields t, Fields metrics, String logFormat) {
+        Frameworks known = frameworks;
+        String version = t.string("framework_version", null);
+        if (t.has("framework"))
+            return new Implementation(known.find(t.requireString("framework"), version, t.file(), "training.framework"),
+                    Implementation.GIVEN);
+        if (version != null)
+            throw t.error("framework_version", "training.framework with it (the version of which framework?)");
+        Framework byLog = known.byLogFormat(logFormat);
+        if (byLog != null) return new Implementation(byLog, "the log's format (" + logFormat + ")");
+        String conv = metrics.present() ? metrics.string("tflops_convention", null) : null;
+        Framework byConvention = known.byConvention(FlopsConvention.parse(conv));
+        if (byConvention != null)
+            return new Implementation(byConvention, "metrics.tflops_convention (" + conv + ")");
+        return new Implementation(known.generic(), Implementation.DEFAULT_ORIGIN);
     }
 
     /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */
@@ -348,7 +387,7 @@ public final class SpecReader {
         ElementwiseKernels elementwise = t.given("elementwise_kernels")
                 ? t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class) : null;
         Boolean graphs = t.given("cuda_graphs") ? t.bool("cuda_graphs", false) : null;
-        return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe);
+        return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe, null);
     }
 
     /** The parallel section as the file gives it: each value checked alone, defaults left to {@link RunResolver}. */
@@ -367,7 +406,8 @@ public final class SpecReader {
 
     private static Boolean flag(Fields f, String key) { return f.given(key) ? f.bool(key, false) : null; }
 
-    private Measurements metrics(Fields m) {
+    /** The metrics block; printed TFLOPS without a convention are counted as {@code framework} prints them, if it does. */
+    private Measurements metrics(Fields m, Framework framework) {
         if (!m.present()) return Measurements.NONE;
         m.allowOnly(METRICS);
         double mfu = m.positiveDouble("mfu", Double.NaN);
@@ -375,6 +415,9 @@ public final class SpecReader {
         String conv = m.string("tflops_convention", null);
         if (conv != null && FlopsConvention.parse(conv) == null)
             throw m.error("tflops_convention", "one of " + FlopsConvention.keys() + ", got '" + conv + "'");
+        if (m.has("tflops_per_gpu") && conv == null && framework.flopsConvention() != null
+                && framework.flopsConvention().value() != null)
+            conv = framework.flopsConvention().value().key;
         if (m.has("tflops_per_gpu") && conv == null)
             throw m.error("tflops_convention", "how the framework counted the printed TFLOPS (one of "
                     + FlopsConvention.keys() + ") whenever tflops_per_gpu is given");

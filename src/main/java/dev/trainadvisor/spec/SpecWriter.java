@@ -141,6 +141,11 @@ public final class SpecWriter {
         if (t.elementwiseKernels() != null) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         putBool(o, "cuda_graphs", t.cudaGraphs());
         if (t.fp8Recipe() != null) o.put("fp8_recipe", key(t.fp8Recipe()));
+        Implementation i = t.implementation();
+        if (i != null && !i.framework().key().equals(Frameworks.DEFAULT)) {
+            o.put("framework", i.framework().key());
+            if (i.framework().version() != null) o.put("framework_version", i.framework().version());
+        }
         return o;
     }
 

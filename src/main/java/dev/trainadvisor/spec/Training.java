@@ -11,11 +11,25 @@ package dev.trainadvisor.spec;
  * @param cudaGraphs        whether the forward and backward are replayed from CUDA graphs (torch.compile's
  *                          reduce-overhead mode, Megatron's --enable-cuda-graph), so the host launches no kernel
  * @param fp8Recipe         how an fp8 run scales its tensors (delayed, Transformer Engine's default, unless set)
+ * @param implementation    the framework that runs it ({@code training.framework}), which decides the data-parallel
+ *                          collectives a ZeRO stage issues
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
                        double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,
-                       boolean cudaGraphs, Fp8Recipe fp8Recipe) {
+                       boolean cudaGraphs, Fp8Recipe fp8Recipe, Implementation implementation) {
+
+    /** Run by the default framework (no framework named). */
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
+                    AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels, boolean cudaGraphs,
+                    Fp8Recipe fp8Recipe) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, Implementation.byDefault());
+    }
+
+    /** The framework that runs the step, at its version. */
+    public Framework framework() { return implementation.framework(); }
 
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
                     Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
@@ -53,18 +67,18 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
     /** The same step with flash attention on or off and the given kernel. */
     public Training withAttention(boolean flash, AttentionKernel kernel) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flash,
-                recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe);
+                recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation);
     }
 
     /** The same step with the element-wise work run by the given kernels. */
     public Training withElementwise(ElementwiseKernels kernels) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, kernels, cudaGraphs, fp8Recipe);
+                recomputeFraction, attentionKernel, kernels, cudaGraphs, fp8Recipe, implementation);
     }
 
     /** The same step with its kernels launched from CUDA graphs or not. */
     public Training withCudaGraphs(boolean graphs) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe);
+                recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe, implementation);
     }
 }

@@ -1,0 +1,138 @@
+package dev.trainadvisor.spec;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A training framework at one version, as its profile in knowledge-base/frameworks/ states it: what "the same" layout
+ * issues when this framework runs it. Per ZeRO stage the gradient collective (kind, dtype, every micro-batch or the
+ * last, what it hides behind, how many calls) and the parameter collective (all-gather or one broadcast per owning
+ * rank, when, hidden behind what); the gradient bucket; the kernels it runs by default; its host time per step; how it
+ * counts the TFLOPS it prints. Every fact carries its source (the framework's file and line, or a measurement).
+ * {@link Frameworks} reads the profiles; a new framework is a new file there.
+ *
+ * @param version the version whose facts these are ({@code framework_version}), or null for a profile with one
+ */
+public record Framework(String key, String name, String version, String versionDescription, String code,
+                        Map<Integer, Stage> zero, Fact<Bucket> bucket, Fact<String> bf16GradientFlag,
+                        Fact<AttentionKernel> attentionKernel, Fact<ElementwiseKernels> elementwiseKernels,
+                        Fact<Double> hostSecondsPerStep, Fact<FlopsConvention> flopsConvention,
+                        List<String> logFormats, List<String> tflopsConventions) {
+
+    /** The framework's name and version as the advice prints it: "InternEvo (InternLM) 2023". */
+    public String label() { return version == null ? key : key + " " + version; }
+
+    /** What it issues for ZeRO stage {@code stage}, or null where the framework has no such stage. */
+    public Stage stage(int stage) { return zero.get(stage); }
+
+    /**
+     * One fact of a profile.
+     *
+     * @param flag      the framework's own switch for it, as a user writes it (for the overlaps and bf16 reduction);
+     *                  null where it has none
+     * @param toMeasure what measurement would settle it, where one is still owed; null otherwise
+     */
+    public record Fact<T>(T value, String source, String flag, String toMeasure) {
+        public Fact(T value, String source) { this(value, source, null, null); }
+    }
+
+    /** One ZeRO stage: the gradient reduction, and the parameter collective (null for plain data parallelism). */
+    public record Stage(Sync gradients, Sync parameters) {}
+
+    /**
+     * A data-parallel collective as the framework issues it.
+     *
+     * @param everyMicroBatch after (or, for parameters, before) every micro-batch, rather than once a step
+     * @param overlap         what it hides behind by default; {@link Overlap#NONE} when nothing runs beside it
+     * @param overlapWhenOn   what it hides behind once the run turns the overlap on (parallel.overlap_grad_reduce,
+     *                        overlap_param_gather); null where the framework cannot overlap it
+     * @param calls           how many calls a pass over the buffer takes
+     * @param overlappedCalls how many once overlapped (Megatron-Core buckets only an overlapped reduction); null: as
+     *                        {@code calls}
+     * @param backwardGather  parameters only, ZeRO 3: gathered again before the backward
+     */
+    public record Sync(Fact<Kind> collective, Fact<Dtype> dtype, Fact<Boolean> everyMicroBatch, Fact<Overlap> overlap,
+                       Fact<Overlap> overlapWhenOn, Fact<Calls> calls, Fact<Calls> overlappedCalls,
+                       Fact<Boolean> backwardGather) {
+
+        /** What it hides behind with the run's overlap switch {@code on}. */
+        public Overlap window(boolean on) {
+            if (!on) return Overlap.NONE;
+            if (overlap.value() != Overlap.NONE) return overlap.value();
+            return overlapWhenOn == null ? Overlap.NONE : overlapWhenOn.value();
+        }
+
+        /** How many calls a pass takes with the overlap {@code on}. */
+        public Calls calls(boolean on) {
+            return on && overlappedCalls != null ? overlappedCalls.value() : calls.value();
+        }
+
+        /** Whether the framework overlaps it unless told otherwise: the default of the run's overlap switch. */
+        public boolean overlapsByDefault() { return overlap.value() != Overlap.NONE; }
+
+        /** The switch that turns its overlap on or off, as the framework spells it; null where it has none. */
+        public String overlapFlag() { return overlap.flag() != null ? overlap.flag() : overlapWhenOn == null ? null : overlapWhenOn.flag(); }
+    }
+
+    /** The collective a data-parallel sync issues. */
+    public enum Kind {
+        ALL_REDUCE, REDUCE_SCATTER,
+        /** one reduce to each owning rank of its shard */
+        REDUCE,
+        ALL_GATHER,
+        /** one broadcast from each owning rank of its shard */
+        BROADCAST;
+
+        public String key() { return SpecWriter.key(this).replace('_', '-'); }
+    }
+
+    /** The dtype it moves. */
+    public enum Dtype {
+        /** the training precision (bf16 in a bf16 run) */
+        PARAM,
+        FP32,
+        /** param.grad's: fp32 for the fp32 parameters that autocast trains */
+        GRAD;
+
+        /** The gradient precision this dtype means in a run of {@code precision}. */
+        public Precision of(Precision precision) {
+            return switch (this) {
+                case PARAM -> precision == Precision.FP8 ? Precision.BF16 : precision;
+                case FP32, GRAD -> Precision.FP32;
+            };
+        }
+    }
+
+    /** What a sync hides behind (the step model's overlap windows). */
+    public enum Overlap { BACKWARD, LAST_BACKWARD, FIRST_FORWARD, FORWARD, NONE }
+
+    /** How many calls a pass over the buffer takes. */
+    public enum Calls {
+        /** the buffer over the framework's bucket */
+        BUCKET,
+        /** one per wrapped unit (transformer layer) */
+        PER_LAYER,
+        /** one per owning rank */
+        PER_RANK,
+        /** one (a coalesced call) */
+        ONE
+    }
+
+    /**
+     * The gradient bucket, in one of the framework's units.
+     *
+     * @param elements       gradient elements a bucket holds (DeepSpeed, InternEvo), or NaN
+     * @param mb             megabytes (PyTorch DDP's bucket_cap_mb), or NaN
+     * @param paramsFloor    Megatron-Core's max(floor, perDpRank x dp) parameters: the floor, or 0
+     * @param paramsPerDp    and the parameters per data-parallel rank
+     */
+    public record Bucket(double elements, double mb, double paramsFloor, double paramsPerDp) {
+
+        /** The bucket in megabytes for gradients of {@code bytesPerElement} over {@code dp} ranks. */
+        public double megabytes(double bytesPerElement, int dp) {
+            if (!Double.isNaN(mb)) return mb;
+            if (!Double.isNaN(elements)) return elements * bytesPerElement / 1e6;
+            return Math.max(paramsFloor, paramsPerDp * dp) * bytesPerElement / 1e6;
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package dev.trainadvisor.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.input.SpecException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * The framework profiles: one file per framework in knowledge-base/frameworks/ (its README gives the schema), each
+ * read strictly (an unknown key, a fact without its source, a value outside its enumeration is an error naming the
+ * file and the field) and resolved at each of its versions. {@link #builtIn()} holds the shipped ones; {@link #with}
+ * adds a folder of a team's own.
+ */
+public final class Frameworks {
+    /** The profile a run takes when nothing names its framework. */
+    public static final String DEFAULT = "generic";
+
+    private static volatile Frameworks builtIn;
+
+    /** A framework at each of its versions. */
+    public record Profile(String key, List<String> aliases, String defaultVersion, Map<String, Framework> versions) {
+        public Framework at(String version) { return versions.get(version == null ? defaultVersion : version); }
+    }
+
+    private final Map<String, Profile> byKey;
+
+    private Frameworks(Map<String, Profile> byKey) { this.byKey = Collections.unmodifiableMap(byKey); }
+
+    public static Frameworks builtIn() {
+        Frameworks f = builtIn;
+        if (f == null) {
+            synchronized (Frameworks.class) {
+                if (builtIn == null) {
+                    Map<String, Profile> m = new TreeMap<>();
+                    for (String file : Resources.list("knowledge-base/frameworks", ".json")) add(m, Catalog.read(file), file);
+                    builtIn = new Frameworks(m);
+                }
+                f = builtIn;
+            }
+        }
+        return f;
+    }
+
+    /** These profiles and those of the JSON files in {@code dir} (a team's own frameworks); a key may not repeat. */
+    public Frameworks with(Path dir) {
+        Map<String, Profile> m = new TreeMap<>(byKey);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.filter(x -> x.toString().endsWith(".json")).sorted().toList())
+                add(m, SpecReader.parse(p), p.toString());
+        } catch (IOException e) {
+            throw new SpecException(dir.toString(), null, "a readable folder of framework profiles: " + e.getMessage());
+        }
+        return new Frameworks(m);
+    }
+
+    public Map<String, Profile> profiles() { return byKey; }
+
+    /** The default profile: the layout as the step model prices it when no framework is named. */
+    public Framework generic() { return byKey.get(DEFAULT).at(null); }
+
+    /**
+     * The framework {@code name} (a key or an alias, any case) at {@code version} (null: its default), or an error
+     * naming the file, the field and the nearest known names.
+     */
+    public Framework find(String name, String version, String file, String field) {
+        Profile p = profile(name);
+        if (p == null) {
+            Set<String> known = new TreeSet<>(byKey.keySet());
+            throw new SpecException(file, field, "a framework with a profile in knowledge-base/frameworks, one of " + known
+                    + ", got '" + name + "'; nearest known: " + Names.nearest(name, known, 3));
+        }
+        if (version != null && !p.versions().containsKey(version))
+            throw new SpecException(file, field.replace("framework", "framework_version"), "a version of " + p.key()
+                    + " its profile describes, one of " + p.versions().keySet() + ", got '" + version + "'");
+        return p.at(version);
+    }
+
+    private Profile profile(String name) {
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        Profile p = byKey.get(n);
+        if (p != null) return p;
+        for (Profile q : byKey.values()) if (q.aliases().contains(n)) return q;
+        String norm = Names.normalize(name);
+        for (Profile q : byKey.values()) if (Names.normalize(q.key()).equals(norm)) return q;
+        return null;
+    }
+
+    /** The framework whose printed TFLOPS follow {@code convention}, at the version that prints it; null if none does. */
+    public Framework byConvention(FlopsConvention convention) {
+        if (convention == null) return null;
+        for (Profile p : byKey.values()) {
+            Framework f = p.at(null);
+            if (!f.tflopsConventions().contains(convention.key)) continue;
+            // the version whose own convention it is (Megatron-Core before 0.12 printed megatron-legacy)
+            for (Framework v : p.versions().values())
+                if (v.flopsConvention() != null && v.flopsConvention().value() == convention) return v;
+            return f;
+        }
+        return null;
+    }
+
+    /** The framework whose logs are of {@code format} (ingest's key); null if none. */
+    public Framework byLogFormat(String format) {
+        if (format == null) return null;
+        for (Profile p : byKey.values()) if (p.at(null).logFormats().contains(format)) return p.at(null);
+        return null;
+    }
+
+    // ---------------------------------------------------------------- reading a profile
+
+    private static final Set<String> TOP = Set.of("key", "name", "aliases", "code", "named_by", "default_version",
+            "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "elementwise_kernels",
+            "host_seconds_per_step", "flops_convention", "notes", "$comment");
+    private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
+    private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
+    private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
+            "calls", "overlapped_calls", "backward_gather", "notes");
+    private static final Set<String> FACT = Set.of("value", "source", "flag", "to_measure", "note", "notes");
+    private static final Set<String> VERSION = Set.of("description", "facts");
+
+    private static void add(Map<String, Profile> m, JsonNode raw, String file) {
+        Fields top = new Fields(file, "", raw);
+        top.allowOnly(TOP);
+        String key = top.requireString("key");
+        if (m.containsKey(key)) throw top.error("key", "a key no other profile has; '" + key + "' is taken");
+        List<String> aliases = new ArrayList<>();
+        for (JsonNode a : raw.path("aliases")) aliases.add(a.asText().toLowerCase(Locale.ROOT));
+        Map<String, Framework> versions = new LinkedHashMap<>();
+        String dflt = top.string("default_version", null);
+        JsonNode vs = raw.path("versions");
+        if (vs.isObject() && vs.size() > 0) {
+            if (dflt == null || !vs.has(dflt))
+                throw top.error("default_version", "one of the versions " + names(vs) + ", got " + dflt);
+            for (java.util.Iterator<Map.Entry<String, JsonNode>> it = vs.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                Fields v = new Fields(file, "versions." + e.getKey(), e.getValue());
+                v.allowOnly(VERSION);
+                ObjectNode merged = ((ObjectNode) raw.deepCopy());
+                merged.remove("versions");
+                JsonNode facts = e.getValue().path("facts");
+                if (facts.isObject()) merged = (ObjectNode) JsonTrees.deepMerge(merged, facts);
+                versions.put(e.getKey(), read(merged, file, e.getKey(), v.string("description", "")));
+            }
+        } else {
+            if (dflt != null) throw top.error("default_version", "no default without versions");
+            versions.put(null, read(raw, file, null, ""));
+        }
+        m.put(key, new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions)));
+    }
+
+    private static String names(JsonNode obj) {
+        List<String> out = new ArrayList<>();
+        obj.fieldNames().forEachRemaining(out::add);
+        return out.toString();
+    }
+
+    private static Framework read(JsonNode raw, String file, String version, String description) {
+        Fields top = new Fields(file, "", raw);
+        Fields named = top.object("named_by");
+        named.allowOnly(NAMED_BY);
+        Map<Integer, Framework.Stage> zero = new TreeMap<>();
+        Fields z = top.object("zero");
+        if (!z.present()) throw top.error("zero", "the data-parallel collectives per ZeRO stage are required");
+        for (java.util.Iterator<String> it = raw.get("zero").fieldNames(); it.hasNext(); ) {
+            String s = it.next();
+            if (!s.matches("[0-3]")) throw z.error(s, "a ZeRO stage, 0 to 3");
+            int stage = Integer.parseInt(s);
+            Fields st = z.object(s);
+            st.allowOnly(STAGE);
+            Framework.Sync g = sync(st.object("gradients"), true);
+            Framework.Sync p = stage == 0 ? null : sync(st.object("parameters"), false);
+            if (stage == 0 && st.has("parameters")) throw st.error("parameters", "none for plain data parallelism");
+            if (stage == 0 && g.collective().value() != Framework.Kind.ALL_REDUCE)
+                throw st.error("gradients.collective.value", "all-reduce for plain data parallelism");
+            zero.put(stage, new Framework.Stage(g, p));
+        }
+        return new Framework(top.requireString("key"), top.string("name", top.requireString("key")), version, description,
+                top.string("code", ""), Collections.unmodifiableMap(zero), fact(top, "bucket", Frameworks::bucket, true),
+                fact(top, "bf16_gradient_flag", JsonNode::asText, false),
+                fact(top, "attention_kernel", enumOf(AttentionKernel.class), false),
+                fact(top, "elementwise_kernels", enumOf(ElementwiseKernels.class), false),
+                fact(top, "host_seconds_per_step", Frameworks::seconds, true),
+                fact(top, "flops_convention", n -> {
+                    FlopsConvention c = FlopsConvention.parse(n.asText());
+                    if (c == null) throw new IllegalArgumentException("one of " + FlopsConvention.keys());
+                    return c;
+                }, false),
+                strings(raw.path("named_by").path("log_formats")), strings(raw.path("named_by").path("tflops_conventions")));
+    }
+
+    private static Framework.Sync sync(Fields s, boolean gradients) {
+        if (!s.present()) throw s.error("", "the " + (gradients ? "gradient" : "parameter") + " collective is required");
+        s.allowOnly(SYNC);
+        Framework.Fact<Framework.Kind> kind = fact(s, "collective", enumOf(Framework.Kind.class), true);
+        Set<Framework.Kind> allowed = gradients
+                ? Set.of(Framework.Kind.ALL_REDUCE, Framework.Kind.REDUCE_SCATTER, Framework.Kind.REDUCE)
+                : Set.of(Framework.Kind.ALL_GATHER, Framework.Kind.BROADCAST);
+        if (!allowed.contains(kind.value()))
+            throw s.error("collective.value", "one of " + allowed.stream().map(Framework.Kind::key).sorted().toList()
+                    + " for the " + (gradients ? "gradients" : "parameters") + ", got " + kind.value().key());
+        return new Framework.Sync(kind, fact(s, "dtype", enumOf(Framework.Dtype.class), true),
+                fact(s, "every_micro_batch", Frameworks::bool, true), fact(s, "overlap", enumOf(Framework.Overlap.class), true),
+                fact(s, "overlap_when_on", enumOf(Framework.Overlap.class), false),
+                fact(s, "calls", enumOf(Framework.Calls.class), true),
+                fact(s, "overlapped_calls", enumOf(Framework.Calls.class), false),
+                gradients ? null : fact(s, "backward_gather", Frameworks::bool, false));
+    }
+
+    /** A fact {@code {value, source, flag?, to_measure?}}; null when absent and not required. */
+    private static <T> Framework.Fact<T> fact(Fields parent, String name, Function<JsonNode, T> value, boolean required) {
+        Fields f = parent.object(name);
+        if (!f.present()) {
+            if (required) throw parent.error(name, "a fact {value, source} is required");
+            return null;
+        }
+        f.allowOnly(FACT);
+        String source = f.requireString("source");
+        if (source.isBlank()) throw f.error("source", "where the fact comes from (file and line, or a measurement)");
+        JsonNode v = f.raw("value");
+        if (v == null) throw f.error("value", "a value is required (null where the framework has none)");
+        T t;
+        try {
+            t = v.isNull() ? null : value.apply(v);
+        } catch (IllegalArgumentException e) {
+            throw f.error("value", e.getMessage() + ", got " + Fields.describe(v));
+        }
+        if (t == null && required) throw f.error("value", "a value is required");
+        return new Framework.Fact<>(t, source, f.string("flag", null), f.string("to_measure", null));
+    }
+
+    private static <E extends Enum<E>> Function<JsonNode, E> enumOf(Class<E> type) {
+        return n -> {
+            String s = n.asText().trim().replace('-', '_').toUpperCase(Locale.ROOT);
+            for (E e : type.getEnumConstants()) if (e.name().equals(s) && n.isTextual()) return e;
+            List<String> keys = new ArrayList<>();
+            for (E e : type.getEnumConstants()) keys.add(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            throw new IllegalArgumentException("one of " + keys);
+        };
+    }
+
+    private static Boolean bool(JsonNode n) {
+        if (!n.isBoolean()) throw new IllegalArgumentException("true or false");
+        return n.asBoolean();
+    }
+
+    private static Double seconds(JsonNode n) {
+        if (!n.isNumber() || !(n.asDouble() >= 0) || n.asDouble() > 60)
+            throw new IllegalArgumentException("seconds per step, from 0 to 60");
+        return n.asDouble();
+    }
+
+    private static Framework.Bucket bucket(JsonNode n) {
+        if (n.has("elements") && n.get("elements").isNumber())
+            return new Framework.Bucket(n.get("elements").asDouble(), Double.NaN, 0, 0);
+        if (n.has("mb") && n.get("mb").isNumber()) return new Framework.Bucket(Double.NaN, n.get("mb").asDouble(), 0, 0);
+        JsonNode p = n.path("params_per_dp");
+        if (p.isArray() && p.size() == 2 && p.get(0).isNumber() && p.get(1).isNumber())
+            return new Framework.Bucket(Double.NaN, Double.NaN, p.get(0).asDouble(), p.get(1).asDouble());
+        throw new IllegalArgumentException("{elements: n}, {mb: m} or {params_per_dp: [floor, per rank]}");
+    }
+
+    private static List<String> strings(JsonNode a) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : a) out.add(n.asText());
+        return List.copyOf(out);
+    }
+
+    /** Reads one profile file alone (for its tests). */
+    static Framework readOne(Path file) {
+        Map<String, Profile> m = new TreeMap<>();
+        add(m, SpecReader.parse(file), file.toString());
+        return m.values().iterator().next().at(null);
+    }
+}

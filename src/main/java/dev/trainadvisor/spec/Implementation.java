@@ -1,0 +1,26 @@
+package dev.trainadvisor.spec;
+
+/**
+ * The implementation section of a run: the framework that runs the layout, at its version, and how the run came to
+ * it. The layout (ZeRO 1 over 8) says what is sharded; the framework says which collectives, in which dtype, how
+ * often and hidden behind what (knowledge-base/frameworks/).
+ *
+ * @param origin what named the framework: "training.framework", the log's format, the printed TFLOPS' convention, or
+ *               "default" (no framework named: {@link Frameworks#DEFAULT})
+ */
+public record Implementation(Framework framework, String origin) {
+
+    /** What a run takes when nothing names its framework. */
+    public static Implementation byDefault() {
+        return new Implementation(Frameworks.builtIn().generic(), DEFAULT_ORIGIN);
+    }
+
+    public static final String DEFAULT_ORIGIN = "default";
+    public static final String GIVEN = "training.framework";
+
+    /** Whether the run file named the framework. */
+    public boolean given() { return GIVEN.equals(origin); }
+
+    /** Whether nothing named it and the default was taken. */
+    public boolean defaulted() { return DEFAULT_ORIGIN.equals(origin); }
+}
