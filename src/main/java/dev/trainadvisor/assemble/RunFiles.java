@@ -70,7 +70,7 @@ public final class RunFiles {
         }
         measuredLink(t, "intra_node", file);
         measuredLink(t, "inter_node", file);
-        RunSpec spec = new SpecReader().read(t, file, topology != null);
+        RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format());
         if (topology != null) checkTopology(topology, spec.cluster(), file);
         return log == null ? spec : spec.withHistory(log.history());
     }

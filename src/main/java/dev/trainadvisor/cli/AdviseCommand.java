@@ -54,6 +54,10 @@ final class AdviseCommand implements Callable<Integer> {
         if (run != null) s = RunFiles.read(run);
         else if (fromLog.log != null) s = fromLog.run(new SpecReader(), spec.commandLine().getErr());
         else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
+        dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
+        if (!impl.given() && !impl.defaulted())
+            spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
+                    + impl.origin() + " (set training.framework, or --framework with --log, to choose another)");
         RuleEngine engine = common.engine();
         Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
         String text = switch (format) {

@@ -60,6 +60,8 @@ final class LogRunOptions {
     @Option(names = "--attention-kernel", description = "fa2, fa1, triton or fa3") String attentionKernel;
     @Option(names = "--elementwise-kernels", description = "fused (hand-fused kernels), compiled (torch.compile) or eager (PyTorch without torch.compile)") String elementwiseKernels;
     @Option(names = "--cuda-graphs", arity = "1", description = "true when forward and backward replay CUDA graphs") Boolean cudaGraphs;
+    @Option(names = "--framework", description = "the framework that ran it (a profile of knowledge-base/frameworks: megatron-core, deepspeed, pytorch, internevo, ...); default: the one the log's format names") String framework;
+    @Option(names = "--framework-version", description = "its version, where the profile has several") String frameworkVersion;
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -79,7 +81,8 @@ final class LogRunOptions {
                 {"training.precision", "--precision", precision}, {"training.flash_attention", "--flash-attention", flashAttention},
                 {"training.attention_kernel", "--attention-kernel", attentionKernel},
                 {"training.elementwise_kernels", "--elementwise-kernels", elementwiseKernels},
-                {"training.cuda_graphs", "--cuda-graphs", cudaGraphs}};
+                {"training.cuda_graphs", "--cuda-graphs", cudaGraphs}, {"training.framework", "--framework", framework},
+                {"training.framework_version", "--framework-version", frameworkVersion}};
         for (Object[] f : all) if (f[2] != null) m.put((String) f[0], new Object[]{f[1], f[2]});
         return m;
     }
@@ -99,7 +102,7 @@ final class LogRunOptions {
         guess.layoutAndBatch();
         guess.zeroStage();
         err.flush();
-        return reader.read(tree, file).withHistory(parsed.history());
+        return reader.read(tree, file, false, parsed.format()).withHistory(parsed.history());
     }
 
     /** A log is advised for its measured throughput: nccl-tests output, a topology matrix or a log without it is refused. */
@@ -186,7 +189,7 @@ final class LogRunOptions {
             // a first reading of the run with stand-ins, for the cluster's GPUs and the data-parallel ranks
             if (!has("training.micro_batch_size")) put(draft, "training.micro_batch_size", JSON.valueToTree(1));
             if (!has("training.precision")) put(draft, "training.precision", JSON.valueToTree("fp16"));
-            RunSpec first = reader.read(draft, file);
+            RunSpec first = reader.read(draft, file, false, parsed.format());
             if (first.run().model().isMoe() && !has("parallel.ep")) assume("parallel.ep", 1, "--ep", "");
             if (!has("training.recompute")) assume("training.recompute", "none", "--recompute", "");
             if (!has("training.precision")) {
@@ -253,7 +256,13 @@ final class LogRunOptions {
             for (int stage = 0; stage <= 3; stage++) {
                 ObjectNode t = tree.deepCopy();
                 put(t, "parallel.zero_stage", JSON.valueToTree(stage));
-                RunSpec s = reader.read(t, file);
+                RunSpec s;
+                try {
+                    s = reader.read(t, file, false, parsed.format());
+                } catch (SpecException e) {
+                    if ("parallel.zero_stage".equals(e.field())) continue;   // a stage the framework does not run
+                    throw e;
+                }
                 MemoryEstimate m = StepModel.predict(s.cluster(), s.run()).memory();
                 if (m.totalGb() > m.capacityGb()) continue;
                 double distance = measured == null ? stage : Math.abs(m.totalGb() - measured);

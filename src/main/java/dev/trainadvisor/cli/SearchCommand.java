@@ -61,6 +61,10 @@ final class SearchCommand implements Callable<Integer> {
     @Option(names = "--gpus", description = "without RUN: how many GPUs") Integer gpus;
     @Option(names = "--global-batch-tokens", description = "without RUN: tokens per optimizer step") Long batchTokens;
     @Option(names = "--seq-len", description = "without RUN: the sequence length") Integer seqLen;
+    @Option(names = "--framework", description = "without RUN: the framework that runs the layouts (a profile of "
+            + "knowledge-base/frameworks: megatron-core, deepspeed, pytorch, ...; default generic)") String framework;
+    @Option(names = "--framework-version", description = "without RUN: its version, where the profile has several")
+    String frameworkVersion;
 
     @Mixin
     CommonOptions common;
@@ -78,6 +82,9 @@ final class SearchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (run != null && (framework != null || frameworkVersion != null))
+            throw new SpecException(framework != null ? "--framework" : "--framework-version", null,
+                    "no framework option with a run file: it names its framework with training.framework");
         RunSpec s = run != null ? RunFiles.read(run) : fromFlags();
         Set<String> knobs = new LinkedHashSet<>(vary == null ? LayoutSearch.DEFAULT_KNOBS : vary);
         for (String k : knobs)
@@ -117,7 +124,9 @@ final class SearchCommand implements Callable<Integer> {
         probe.put("name", model + "-on-" + gpus);
         probe.putObject("cluster").put("preset", cluster);
         probe.put("model", model);
-        probe.putObject("training").put("seq_len", seqLen).put("micro_batch_size", 1);
+        ObjectNode training = probe.putObject("training").put("seq_len", seqLen).put("micro_batch_size", 1);
+        if (framework != null) training.put("framework", framework);
+        if (frameworkVersion != null) training.put("framework_version", frameworkVersion);
         RunSpec one = new SpecReader().read(probe, "search");
         int perNode = one.cluster().gpusPerNode();
         if (gpus < 1 || gpus % perNode != 0)

@@ -45,6 +45,7 @@ public final class FactBuilder {
         RunMetrics run = b.catalogue().run();
         StepPrediction p = b.prediction();
         facts.add(runFact(b));
+        facts.add(FrameworkFact.of(run.training(), run.parallel()));
         facts.add(stepFact(p, b.fit() != null));
         facts.add(launchFact(p, b.catalogue().run().training()));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));

@@ -70,6 +70,11 @@ public record CallCost(String algorithm, double alphaUs, double factor, double b
     static CallCost of(CollectiveKind kind, int n, LinkChoice link, double bytes) {
         double busbw = link.busbwGbps() * 1e9;
         CallCost ring = ring(kind, n, link);
+        // a broadcast or reduce between two ranks sends one way: where a rank's sending and receiving share the host's
+        // path (shared memory, sockets), each has the path an all-reduce splits. Over more, the ring's middle ranks
+        // receive and send at once, as in an all-reduce
+        if ((kind == CollectiveKind.BROADCAST || kind == CollectiveKind.REDUCE) && n == 2 && link.oneWayGain() != 1)
+            return new CallCost(ring.algorithm(), ring.alphaUs(), ring.factor(), link.oneWayGain());
         if (kind == CollectiveKind.ALL_REDUCE && !link.crossesNodes() && link.nvlsGain() > 1 && n > 4) {
             double gain = 1 + (link.nvlsGain() - 1) * Math.min(1, (n - 4) / 4.0);
             return new CallCost("nvls", ring.alphaUs(), ring.factor(), gain);

@@ -45,8 +45,12 @@ final class DataParallel implements ParallelDimension {
         double psi = s.shard().paramsPerGpu();
         double grads = psi * s.training().gradReducePrecision().bytes;
         Framework.Sync g = stage.gradients();
-        int perMb = g.everyMicroBatch().value() ? mb : 1;
+        boolean every = p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch() : g.everyMicroBatch().value();
+        int perMb = every ? mb : 1;
         OverlapWindow window = window(g.window(p.overlapGradReduce()));
+        // a reduction once a step hides behind the last backward only; one after every micro-batch behind each
+        if (window == OverlapWindow.BACKWARD && !every) window = OverlapWindow.LAST_BACKWARD;
+        if (window == OverlapWindow.LAST_BACKWARD && every) window = OverlapWindow.BACKWARD;
         Framework.Calls gradCalls = g.calls(p.overlapGradReduce());
         int z = p.zeroStage() == 0 ? p.dp() : p.zeroGroupSize();
         if (p.zeroStage() == 0 || g.collective().value() == Framework.Kind.ALL_REDUCE) {

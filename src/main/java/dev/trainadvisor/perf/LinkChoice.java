@@ -12,9 +12,17 @@ package dev.trainadvisor.perf;
  *                     (knowledge-base/transports.json) when the group has more than one member in a node, else 0
  * @param nvlsGain     an 8-GPU all-reduce with NVLink SHARP over the ring on the bounding link; 1 off the node's NVLink
  * @param sharp        whether the network bounding the group reduces in its switches (InfiniBand SHARP)
+ * @param oneWayGain   a one-way collective's (broadcast, reduce) bus bandwidth over the all-reduce's on the bounding
+ *                     link: the intra-node transport's (knowledge-base/transports.json), 1 off the node
  */
 public record LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
-                         int nodesSpanned, int membersPerNode, double interference, double nvlsGain, boolean sharp) {
+                         int nodesSpanned, int membersPerNode, double interference, double nvlsGain, boolean sharp,
+                         double oneWayGain) {
+
+    public LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
+                      int nodesSpanned, int membersPerNode, double interference, double nvlsGain, boolean sharp) {
+        this(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, interference, nvlsGain, sharp, 1.0);
+    }
 
     public LinkChoice(String linkKey, LinkScope scope, double busbwGbps, double alphaUs, boolean crossesNodes,
                       int nodesSpanned, int membersPerNode, double interference) {

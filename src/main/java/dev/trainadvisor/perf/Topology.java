@@ -37,7 +37,7 @@ public final class Topology {
         if (domains == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
                     cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference(),
-                    cluster.intraNode().nvlsGain());
+                    cluster.intraNode().nvlsGain(), false, oneWay());
         }
         Network net = cluster.interNode();
         double netGbps = net.nodeGbps() * membersPerNode / perNode;
@@ -46,10 +46,16 @@ public final class Topology {
         double interference = membersPerDomain > 1 ? cluster.intraNode().interference() : 0;
         if (intraGbps < netGbps) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, intraGbps, alpha, true, domains,
-                    membersPerDomain, interference);
+                    membersPerDomain, interference, 1.0, false, oneWay());
         }
         return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, domains, membersPerDomain, interference,
                 1.0, net.sharp());
+    }
+
+    /** A one-way collective's gain on the intra-node link's transport (knowledge-base/transports.json). */
+    private double oneWay() {
+        return dev.trainadvisor.spec.Catalog.builtIn().transports().oneWay()
+                .getOrDefault(cluster.intraNode().transport(), 1.0);
     }
 
     /**

@@ -37,9 +37,23 @@ import java.util.Map;
  * @param summary    observed, predicted, fitted and achievable throughput in one place
  * @param ruledOut   the diagnosis rules that were tested and missed their threshold, with the margin
  */
-public record AdviceView(JsonNode run, String verdict, SummaryView summary, PredictionView prediction, FitView fit,
+public record AdviceView(JsonNode run, FrameworkView framework, String verdict, SummaryView summary, PredictionView prediction, FitView fit,
                          ObservedView observed, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
                          List<RuledOutView> ruledOut, List<RecommendationView> recommendations) {
+
+    /**
+     * The framework that runs the layout, at its version, and what named it: the run file's training.framework, the
+     * log's format, the printed TFLOPS' convention, or nothing (the default profile, "generic").
+     */
+    public record FrameworkView(String key, String name, String version, String namedBy) {
+
+        /** "internevo 2023 (named by metrics.tflops_convention (internevo))", as the reports' headers print it. */
+        public String line() {
+            return (version == null ? key : key + " " + version) + (namedBy.equals(dev.trainadvisor.spec.Implementation.DEFAULT_ORIGIN)
+                    ? " (none named: the layout as ZeRO's paper describes it; set training.framework)"
+                    : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? "" : " (named by " + namedBy + ")");
+        }
+    }
 
     /**
      * TFLOPS per GPU (house count) and MFU: observed (NaN when not measured), predicted with its interval, fitted (NaN
@@ -154,7 +168,10 @@ public record AdviceView(JsonNode run, String verdict, SummaryView summary, Pred
         List<RecommendationView> recs = a.recommendations().stream().map(r -> recommendation(r, a.baseline().fit() != null))
                 .toList();
         SummaryView summary = summary(prediction, fit, observed, recs);
-        return new AdviceView(dev.trainadvisor.spec.SpecWriter.write(a.run().cluster(), a.run().run()), verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
+        dev.trainadvisor.spec.Implementation impl = a.run().run().training().implementation();
+        FrameworkView framework = new FrameworkView(impl.framework().key(), impl.framework().name(), impl.framework().version(),
+                impl.origin());
+        return new AdviceView(dev.trainadvisor.spec.SpecWriter.write(a.run().cluster(), a.run().run()), framework, verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
                 observed, gap, implausible, diagnoses, a.ruledOut().stream().map(r -> new RuledOutView(r.id(), r.title(),
                 r.rule(), r.seconds(), r.fraction(), r.threshold(), r.margin())).toList(), recs);
     }

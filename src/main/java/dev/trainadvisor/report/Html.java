@@ -35,7 +35,8 @@ public final class Html {
         StringBuilder b = new StringBuilder();
         RunHeader header = RunHeader.of(a.run());
         b.append("<dl class=\"header\"><dt>Cluster</dt><dd>").append(esc(header.cluster())).append("</dd><dt>Model</dt><dd>")
-                .append(esc(header.model())).append("</dd><dt>Layout</dt><dd>").append(esc(header.layout())).append("</dd></dl>\n");
+                .append(esc(header.model())).append("</dd><dt>Layout</dt><dd>").append(esc(header.layout()))
+                .append("</dd><dt>Framework</dt><dd>").append(esc(a.framework().line())).append("</dd></dl>\n");
         AdviceView.DiagnosisView top = a.top();
         b.append("<p class=\"verdict ").append(top == null ? "info" : top.severity()).append("\" id=\"").append(id)
                 .append("-verdict\">").append(esc(a.verdict())).append("</p>\n");

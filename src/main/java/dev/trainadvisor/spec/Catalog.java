@@ -45,9 +45,12 @@ public final class Catalog {
      * @param socketBusbw         through NCCL's socket transport
      * @param socketLinkByPcieGen the CPU-to-CPU link of hosts of that PCIe generation
      * @param interference        by transport: how much slower compute runs beside its collectives
+     * @param oneWay              by transport: a one-way collective's (broadcast, reduce) bus bandwidth over the
+     *                            all-reduce's, where a rank's sending and receiving share one host path
      */
     public record Transports(Map<Integer, Double> shmBusbwByPcieGen, double socketBusbw,
-                             Map<Integer, Double> socketLinkByPcieGen, Map<Transport, Double> interference, JsonNode raw) {
+                             Map<Integer, Double> socketLinkByPcieGen, Map<Transport, Double> interference,
+                             Map<Transport, Double> oneWay, JsonNode raw) {
 
         private static double byGen(Map<Integer, Double> m, int gen) {
             if (m.containsKey(gen)) return m.get(gen);
@@ -117,11 +120,12 @@ public final class Catalog {
         }
         JsonNode t = read("knowledge-base/transports.json");
         Map<Integer, Double> shm = new java.util.TreeMap<>(), socketLinks = new java.util.TreeMap<>();
-        Map<Transport, Double> interference = new EnumMap<>(Transport.class);
+        Map<Transport, Double> interference = new EnumMap<>(Transport.class), oneWay = new EnumMap<>(Transport.class);
         double socket = Double.NaN;
         for (JsonNode tr : t.get("transports")) {
             Transport key = Transport.valueOf(tr.get("key").asText().toUpperCase(java.util.Locale.ROOT));
             interference.put(key, tr.path("interference").asDouble(0));
+            oneWay.put(key, tr.path("one_way_over_all_reduce").asDouble(1));
             if (key == Transport.SHM) tr.get("busbw_gbps_by_pcie_gen").fields()
                     .forEachRemaining(e -> shm.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
             if (key == Transport.SOCKET) socket = tr.get("busbw_gbps").asDouble();
@@ -142,7 +146,8 @@ public final class Catalog {
         }
         return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
                 Collections.unmodifiableMap(nets), new Transports(Collections.unmodifiableMap(shm), socket,
-                Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference), t),
+                Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference),
+                Collections.unmodifiableMap(oneWay), t),
                 Collections.unmodifiableMap(curves));
     }
 

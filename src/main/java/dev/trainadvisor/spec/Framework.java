@@ -15,12 +15,23 @@ import java.util.Map;
  */
 public record Framework(String key, String name, String version, String versionDescription, String code,
                         Map<Integer, Stage> zero, Fact<Bucket> bucket, Fact<String> bf16GradientFlag,
-                        Fact<AttentionKernel> attentionKernel, Fact<ElementwiseKernels> elementwiseKernels,
+                        Fact<AttentionKernel> attentionKernel, Fact<Map<String, AttentionKernel>> attentionByArchitecture,
+                        Fact<ElementwiseKernels> elementwiseKernels,
                         Fact<Double> hostSecondsPerStep, Fact<FlopsConvention> flopsConvention,
                         List<String> logFormats, List<String> tflopsConventions) {
 
     /** The framework's name and version as the advice prints it: "InternEvo (InternLM) 2023". */
     public String label() { return version == null ? key : key + " " + version; }
+
+    /**
+     * The attention kernel it runs by default on a GPU of {@code architecture} ("Hopper"): its architecture's, else
+     * its general one; null where the profile names none.
+     */
+    public AttentionKernel attentionKernel(String architecture) {
+        if (attentionByArchitecture != null && attentionByArchitecture.value().containsKey(architecture))
+            return attentionByArchitecture.value().get(architecture);
+        return attentionKernel == null ? null : attentionKernel.value();
+    }
 
     /** What it issues for ZeRO stage {@code stage}, or null where the framework has no such stage. */
     public Stage stage(int stage) { return zero.get(stage); }

@@ -123,7 +123,8 @@ public final class Frameworks {
     // ---------------------------------------------------------------- reading a profile
 
     private static final Set<String> TOP = Set.of("key", "name", "aliases", "code", "named_by", "default_version",
-            "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "elementwise_kernels",
+            "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "attention_kernel_by_architecture",
+            "elementwise_kernels",
             "host_seconds_per_step", "flops_convention", "notes", "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
@@ -192,6 +193,12 @@ public final class Frameworks {
                 top.string("code", ""), Collections.unmodifiableMap(zero), fact(top, "bucket", Frameworks::bucket, true),
                 fact(top, "bf16_gradient_flag", JsonNode::asText, false),
                 fact(top, "attention_kernel", enumOf(AttentionKernel.class), false),
+                fact(top, "attention_kernel_by_architecture", n -> {
+                    Map<String, AttentionKernel> m = new TreeMap<>();
+                    if (!n.isObject()) throw new IllegalArgumentException("an object of architecture to kernel");
+                    n.fields().forEachRemaining(e -> m.put(e.getKey(), enumOf(AttentionKernel.class).apply(e.getValue())));
+                    return Collections.unmodifiableMap(m);
+                }, false),
                 fact(top, "elementwise_kernels", enumOf(ElementwiseKernels.class), false),
                 fact(top, "host_seconds_per_step", Frameworks::seconds, true),
                 fact(top, "flops_convention", n -> {

@@ -14,10 +14,22 @@ package dev.trainadvisor.spec;
  * @param bucketMb      megabytes of gradients per data-parallel bucket, each one call of its reduction (PyTorch DDP's
  *                      bucket_cap_mb, 25 by default; Megatron-Core buckets max(40M, 1M x dp) parameters,
  *                      megatron/core/distributed/distributed_data_parallel.py)
+ * @param gradReduceEveryMicroBatch whether the gradients are reduced after every micro-batch (PyTorch DDP without
+ *                      no_sync, DeepSpeed ZeRO-2) or once, in the last micro-batch's backward; null: as the framework
+ *                      does at the run's ZeRO stage (its profile's every_micro_batch)
  */
 public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage,
                        int zeroGroupSize, int virtualStages, boolean overlapGradReduce,
-                       boolean overlapParamGather, boolean overlapTpComm, int etp, double bucketMb) {
+                       boolean overlapParamGather, boolean overlapTpComm, int etp, double bucketMb,
+                       Boolean gradReduceEveryMicroBatch) {
+
+    /** Reducing the gradients as the framework does at its ZeRO stage. */
+    public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,
+                    int virtualStages, boolean overlapGradReduce, boolean overlapParamGather, boolean overlapTpComm,
+                    int etp, double bucketMb) {
+        this(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, zeroGroupSize, virtualStages, overlapGradReduce,
+                overlapParamGather, overlapTpComm, etp, bucketMb, null);
+    }
 
     /** PyTorch DDP's default gradient bucket, bucket_cap_mb = 25. */
     public static final double DEFAULT_BUCKET_MB = 25;

@@ -97,6 +97,10 @@ public final class RunField<T> {
     public static final RunField<Boolean> OVERLAP_PARAM_GATHER = of("parallel.overlap_param_gather", Section.PARALLEL,
             Boolean.class, d -> d.parallel.overlapParamGather, (d, v) -> d.parallel.overlapParamGather = v);
 
+    public static final RunField<Boolean> GRAD_REDUCE_EVERY_MICRO_BATCH = of("parallel.grad_reduce_every_micro_batch",
+            Section.PARALLEL, Boolean.class, d -> d.parallel.gradReduceEveryMicroBatch,
+            (d, v) -> d.parallel.gradReduceEveryMicroBatch = v);
+
     // ------------------------------------------------------------------ training
 
     public static final RunField<Integer> MICRO_BATCH_SIZE = count("training.micro_batch_size", Section.TRAINING, 1,

@@ -31,10 +31,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
 
     public record ParallelPart(Integer tp, Integer pp, Integer dp, Integer cp, Integer ep, Boolean sequenceParallel,
                                Integer zeroStage, Integer zeroGroupSize, Integer virtualStages, Boolean overlapGradReduce,
-                               Boolean overlapParamGather, Boolean overlapTpComm, Integer etp, Double bucketMb) {
-        public static final ParallelPart EMPTY = new ParallelPart(null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null);
-    }
+                               Boolean overlapParamGather, Boolean overlapTpComm, Integer etp, Double bucketMb,
+                               Boolean gradReduceEveryMicroBatch) {}
 
     public record TrainingPart(Integer seqLen, Integer microBatchSize, Integer microBatches, Recompute recompute,
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
@@ -86,7 +84,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 p.zeroStage(), p.zeroGroupSize(), p.virtualStages(), p.overlapGradReduce(), p.overlapParamGather(),
                 p.overlapTpComm(), p.etp() != p.tp() ? p.etp() : null,
                 p.bucketMb() != RunResolver.defaultBucketMb(run.training().framework(), run.training().gradReducePrecision(),
-                        p.dp()) ? p.bucketMb() : null);
+                        p.dp()) ? p.bucketMb() : null, p.gradReduceEveryMicroBatch());
         Training t = run.training();
         boolean kernelDerived = t.flashAttention() ? t.attentionKernel() == AttentionKernel.FA2
                 : t.attentionKernel() != AttentionKernel.MATH;
@@ -114,7 +112,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
 
         static final class Par {
             Integer tp, pp, dp, cp, ep, zeroStage, zeroGroupSize, virtualStages, etp;
-            Boolean sequenceParallel, overlapGradReduce, overlapParamGather, overlapTpComm;
+            Boolean sequenceParallel, overlapGradReduce, overlapParamGather, overlapTpComm, gradReduceEveryMicroBatch;
             Double bucketMb;
         }
 
@@ -169,6 +167,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             parallel.overlapTpComm = p.overlapTpComm();
             parallel.etp = p.etp();
             parallel.bucketMb = p.bucketMb();
+            parallel.gradReduceEveryMicroBatch = p.gradReduceEveryMicroBatch();
             TrainingPart t = f.training;
             training.seqLen = t.seqLen();
             training.microBatchSize = t.microBatchSize();
@@ -195,7 +194,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             Train t = training;
             return new RunFile(name, new ClusterPart(clusterName, gpu, nodes, gpusPerNode, intra, inter, nvlinkDomain), model,
                     new ParallelPart(p.tp, p.pp, p.dp, p.cp, p.ep, p.sequenceParallel, p.zeroStage, p.zeroGroupSize,
-                            p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb),
+                            p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb,
+                            p.gradReduceEveryMicroBatch),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
                             t.cudaGraphs, t.fp8Recipe, t.implementation));

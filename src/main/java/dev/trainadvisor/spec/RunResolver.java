@@ -162,7 +162,7 @@ final class RunResolver {
         if (t.recomputeFraction() != null && rc != Recompute.FULL)
             throw error(file, "training.recompute_fraction", "recompute: full with it (the share of layers that recompute in "
                     + "full); recompute is " + rc.key());
-        AttentionKernel profiled = fw.attentionKernel() == null ? null : fw.attentionKernel().value();
+        AttentionKernel profiled = fw.attentionKernel(gpu.architecture());
         if (profiled != null && !runs(profiled, gpu)) profiled = null;
         boolean flash = t.flashAttention() != null ? t.flashAttention()
                 : t.attentionKernel() != null || profiled == null || profiled.flash();
@@ -259,7 +259,8 @@ final class RunResolver {
                 : zero >= 1 && zero <= 2 && stage.parameters().overlapsByDefault();
         return new Parallel(tp, pp, dp, cp, ep, Boolean.TRUE.equals(p.sequenceParallel()), zero, zg, vs, overlapGrad,
                 overlapParam, Boolean.TRUE.equals(p.overlapTpComm()), etp,
-                p.bucketMb() != null ? p.bucketMb() : defaultBucketMb(fw, training.gradReducePrecision(), dp));
+                p.bucketMb() != null ? p.bucketMb() : defaultBucketMb(fw, training.gradReducePrecision(), dp),
+                p.gradReduceEveryMicroBatch());
     }
 
     /** What the GPU must have for the training: the precision's tensor cores, the attention kernel's architecture. */

@@ -47,7 +47,7 @@ public final class SpecReader {
             "shared_experts", "shared_ffn_hidden", "capacity_factor", "load_imbalance");
     private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
-            "overlap_tp_comm", "etp", "bucket_mb");
+            "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version");
@@ -399,7 +399,8 @@ public final class SpecReader {
                 p.given("zero_stage") ? p.nonNegativeInt("zero_stage", 0, 3) : null, count(p, "zero_group_size", Bounds.GPUS),
                 count(p, "virtual_stages", Bounds.VIRTUAL_STAGES), flag(p, "overlap_grad_reduce"),
                 flag(p, "overlap_param_gather"), flag(p, "overlap_tp_comm"), count(p, "etp", Bounds.GPUS),
-                p.given("bucket_mb") ? p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB) : null);
+                p.given("bucket_mb") ? p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB) : null,
+                flag(p, "grad_reduce_every_micro_batch"));
     }
 
     private static Integer count(Fields f, String key, int max) { return f.given(key) ? f.positiveInt(key, 1, max) : null; }

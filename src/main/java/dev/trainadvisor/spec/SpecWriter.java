@@ -124,6 +124,7 @@ public final class SpecWriter {
         putBool(o, "overlap_grad_reduce", p.overlapGradReduce());
         putBool(o, "overlap_param_gather", p.overlapParamGather());
         putBool(o, "overlap_tp_comm", p.overlapTpComm());
+        putBool(o, "grad_reduce_every_micro_batch", p.gradReduceEveryMicroBatch());
         return o;
     }
 

@@ -18,8 +18,11 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * The acceptance case of DESIGN.md section 1 (InternLM issue 22): InternLM-7B logged 188.03 TFLOPS per GPU on an
  * NVLink node, 99.10 on a PCIe node and 93.48 on two PCIe nodes (InternEvo's own FLOPs count). Predictions are
- * converted to that count before comparing. Issue 8, item 2: the PCIe node written as a user would (no preset, no
- * sockets, bf16 gradients) must predict 99 within 25%, and its NVLink what-if be within 15% of 188.
+ * converted to that count before comparing. Issue 17: InternLM's own code all-reduces the bf16 gradients in the last
+ * micro-batch's backward and then broadcasts each rank's updated shard, which nothing hides
+ * (knowledge-base/frameworks/internevo.json); with that, the PCIe node written as a user would (no preset, no sockets,
+ * no framework: its tflops_convention names InternEvo) is headlined by the intra-node link, predicted within 10% of 99,
+ * and its NVLink what-if and the NVLink run itself within 10% of 188.
  */
 class MotivatingCaseTest {
     static final double NVLINK_MEASURED_TFLOPS = 188.03;
@@ -38,26 +41,54 @@ class MotivatingCaseTest {
     }
 
     @Test
-    void theRunAsAUserWritesItIsPredictedWithin25PercentAndItsNvlinkWhatIfWithin15() {
+    void theRunAsAUserWritesItIsHeadlinedByTheLinkAndPredictedWithinTenPercent() {
         RunSpec s = spec("src/test/resources/runs/internlm-7b-pcie-as-a-user-writes-it.yaml");
         // 8 PCIe GPUs default to two sockets, and NCCL stages traffic across them through host memory: 10 GB/s, the
         // socket link of a Gen4 host (knowledge-base/transports.json), below the 16.6 GB/s of shared memory on Gen4
         assertEquals(2, s.cluster().intraNode().host().sockets());
         assertEquals(Transport.SHM, s.cluster().intraNode().transport());
         assertEquals(10.0, s.cluster().intraNode().busbwGbps(), 1e-9);
+        // no framework written: the printed TFLOPS' convention names InternEvo, and the run says so
+        assertEquals("internevo", s.run().training().framework().key());
+        assertEquals("metrics.tflops_convention (internevo)", s.run().training().implementation().origin());
         Advice a = TrainAdvisor.advise(s);
+        assertEquals("intra-node-bandwidth", a.top().id(), a.diagnoses().toString());
+        assertEquals(Severity.HIGH, a.top().severity());
+        // the times are explained with compute as the catalogue has it: the link, not the GPUs, is slow
+        assertEquals(dev.trainadvisor.perf.FitHypothesis.NOMINAL, a.fit().chosen().hypothesis());
         double predicted = internEvoTflops(s, a.expected().tokensPerGpuPerS());
-        assertEquals(PCIE_MEASURED_TFLOPS, predicted, 0.25 * PCIE_MEASURED_TFLOPS, "PCIe prediction within 25% of 99");
+        assertEquals(PCIE_MEASURED_TFLOPS, predicted, 0.10 * PCIE_MEASURED_TFLOPS, "PCIe prediction within 10% of 99: " + predicted);
         Recommendation nv = rec(a, "nvlink-nodes");
         double nvTflops = internEvoTflops(s, nv.predictedTokensPerGpuPerS());
-        assertEquals(NVLINK_MEASURED_TFLOPS, nvTflops, 0.15 * NVLINK_MEASURED_TFLOPS, "NVLink what-if within 15% of 188: " + nvTflops);
+        assertEquals(NVLINK_MEASURED_TFLOPS, nvTflops, 0.10 * NVLINK_MEASURED_TFLOPS, "NVLink what-if within 10% of 188: " + nvTflops);
         // the what-if is priced from the fitted step, and predicts more than the run already does
         assertEquals(a.fitted().stepTimeS(), nv.baselineStepS(), 1e-12);
         assertTrue(nv.predictedTokensPerGpuPerS() > a.observed().tokensPerGpuPerS());
         assertTrue(nv.speedupLow() <= nv.speedup() && nv.speedup() <= nv.speedupHigh());
-        // the intra-node link bounds the collectives, and is named in the top diagnoses
-        assertTrue(a.diagnoses().stream().anyMatch(d -> d.id().equals("intra-node-bandwidth") && d.severity() == Severity.HIGH),
-                a.diagnoses().toString());
+    }
+
+    @Test
+    void internEvoAllReducesTheBf16GradientsAndBroadcastsEachShard() {
+        RunSpec s = spec("src/test/resources/runs/internlm-7b-pcie-as-a-user-writes-it.yaml");
+        var p = dev.trainadvisor.perf.StepModel.predict(s.cluster(), s.run());
+        // InternLM-7B by hand: 32 layers x (4 h^2 + 3 h ffn + 4 h of attention biases + 2 h of norms) + 2 V h + h
+        // = 32 x (67,108,864 + 135,266,304 + 16,384 + 8,192) + 845,152,256 + 4,096 = 7,321,948,160 parameters
+        double psi = 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008 + 4 * 4096 + 2 * 4096) + 2.0 * 103168 * 4096 + 4096;
+        var ar = p.collectives().stream().filter(c -> c.op() == CollectiveOp.ZERO_GRAD_ALL_REDUCE).findFirst().orElseThrow();
+        var bc = p.collectives().stream().filter(c -> c.op() == CollectiveOp.ZERO_PARAM_BROADCAST).findFirst().orElseThrow();
+        assertEquals(2 * psi, ar.bytesPerStep(), 0.005 * 2 * psi, "bf16 gradients, all of them, once a step");
+        assertEquals(8, ar.groupSize());
+        // the all-reduce moves 2 (n - 1) / n of them, at the 10 GB/s the link gives: 2.56 s, behind the last backward
+        assertEquals(2 * 7.0 / 8 * 2 * psi / 10e9, ar.seconds() - ar.latencySeconds(), 0.01);
+        assertEquals(dev.trainadvisor.perf.OverlapWindow.LAST_BACKWARD, ar.overlapsWith());
+        // eight broadcasts of a shard each, 2 psi / 8 bytes, all of them exposed: 1.46 s
+        assertEquals(8, bc.calls());
+        assertEquals(2 * psi, bc.bytesPerStep(), 0.005 * 2 * psi);
+        assertEquals(2 * psi / 10e9, bc.seconds() - bc.latencySeconds(), 0.01);
+        assertEquals(bc.seconds(), bc.exposedSeconds(), 1e-12);
+        // nothing is reduce-scattered or all-gathered
+        assertTrue(p.collectives().stream().noneMatch(c -> c.op() == CollectiveOp.ZERO_GRAD_REDUCE_SCATTER
+                || c.op() == CollectiveOp.ZERO_PARAM_ALL_GATHER));
     }
 
     @Test
@@ -71,19 +102,23 @@ class MotivatingCaseTest {
         assertEquals(PCIE_MEASURED_TFLOPS, predicted, 0.10 * PCIE_MEASURED_TFLOPS, "PCIe prediction within 10%");
         Recommendation nv = rec(a, "nvlink-nodes");
         double nvTflops = internEvoTflops(s, nv.predictedTokensPerGpuPerS());
-        assertEquals(NVLINK_MEASURED_TFLOPS, nvTflops, 0.15 * NVLINK_MEASURED_TFLOPS, "NVLink what-if within 15% of 188");
+        assertEquals(NVLINK_MEASURED_TFLOPS, nvTflops, 0.10 * NVLINK_MEASURED_TFLOPS, "NVLink what-if within 10% of 188");
         assertTrue(nv.addresses().contains("intra-node-bandwidth"));
         assertEquals("nvlink-nodes", a.recommendations().get(0).id(), "NVLink nodes give the largest gain");
     }
 
     @Test
-    void nvlinkNodeIsHealthyAndPredictedWithin15Percent() {
+    void nvlinkNodeIsPredictedWithinTenPercentAndItsFirstFlashAttentionNoticed() {
         RunSpec s = spec("examples/internlm-7b-nvlink-1node.yaml");
         Advice a = TrainAdvisor.advise(s);
-        assertEquals("healthy", a.top().id(), a.diagnoses().toString());
-        assertTrue(a.diagnoses().stream().noneMatch(d -> d.severity().atLeastMedium()), a.diagnoses().toString());
         double predicted = internEvoTflops(s, a.expected().tokensPerGpuPerS());
-        assertEquals(NVLINK_MEASURED_TFLOPS, predicted, 0.15 * NVLINK_MEASURED_TFLOPS);
+        assertEquals(NVLINK_MEASURED_TFLOPS, predicted, 0.10 * NVLINK_MEASURED_TFLOPS, "NVLink run within 10% of 188: " + predicted);
+        // InternLM's code of July 2023 ran FlashAttention 1.0.5 (internevo.json, version 2023): the one cost worth
+        // naming on a run that is otherwise as fast as the model says
+        assertEquals("slow-attention-kernel", a.top().id(), a.diagnoses().toString());
+        assertTrue(a.diagnoses().stream().noneMatch(d -> d.severity() == Severity.HIGH), a.diagnoses().toString());
+        assertTrue(a.diagnoses().stream().anyMatch(d -> d.id().equals("healthy")), a.diagnoses().toString());
+        assertEquals("flash-attention-2", a.recommendations().get(0).id());
     }
 
     @Test
@@ -95,7 +130,9 @@ class MotivatingCaseTest {
         // intra-node side binds every data-parallel collective
         assertTrue(a.expected().collectives().stream().filter(c -> c.group().dataParallel())
                 .allMatch(c -> c.link().scope() == LinkScope.INTRA_NODE));
-        assertTrue(a.expected().collectives().stream().anyMatch(c -> c.op() == CollectiveOp.ZERO_GRAD_REDUCE_SCATTER));
+        assertTrue(a.expected().collectives().stream().anyMatch(c -> c.op() == CollectiveOp.ZERO_GRAD_ALL_REDUCE));
+        double predicted = internEvoTflops(s, a.expected().tokensPerGpuPerS());
+        assertEquals(93.48, predicted, 0.10 * 93.48, "two PCIe nodes within 10% of 93.48: " + predicted);
         assertTrue(a.recommendations().size() >= 3, a.recommendations().toString());
     }
 }

@@ -77,8 +77,17 @@ class BatchLogsTest {
         assertEquals(Main.OK, r.code(), r.err());
         JsonNode a = new ObjectMapper().readTree(r.out());
         assertEquals("eager", a.path("run").path("training").path("elementwise_kernels").asText());
-        CliTest.Result fused = run(base);
+        String[] fusedArgs = java.util.Arrays.copyOf(base, base.length + 2);
+        fusedArgs[base.length] = "--elementwise-kernels";
+        fusedArgs[base.length + 1] = "fused";
+        CliTest.Result fused = run(fusedArgs);
         assertTrue(new ObjectMapper().readTree(fused.out()).path("run").path("training").path("elementwise_kernels").isMissingNode());
+        // without the option the log's framework decides: torchtitan runs RMSNorm, SwiGLU and RoPE as PyTorch ops unless
+        // compiled (knowledge-base/frameworks/torchtitan.json), and the advice says which framework the log named
+        JsonNode byLog = new ObjectMapper().readTree(run(base).out());
+        assertEquals("eager", byLog.path("run").path("training").path("elementwise_kernels").asText());
+        assertEquals("torchtitan", byLog.path("framework").path("key").asText());
+        assertEquals("the log's format (torchtitan)", byLog.path("framework").path("named_by").asText());
         assertTrue(a.path("prediction").path("step_time_s").asDouble()
                 > new ObjectMapper().readTree(fused.out()).path("prediction").path("step_time_s").asDouble(), "eager is slower");
 

@@ -150,6 +150,32 @@ final class GivenFacts {
 
     RunFact run() { return run; }
 
+    private dev.trainadvisor.facts.FrameworkFact framework;
+
+    /** The framework the rules see; without it, the default profile (generic) at the run's ZeRO stage. */
+    GivenFacts framework(dev.trainadvisor.facts.FrameworkFact f) {
+        framework = f;
+        return this;
+    }
+
+    /** The default framework's fact at the run's layout. */
+    static dev.trainadvisor.facts.FrameworkFact generic(RunFact run) {
+        return framework(run, dev.trainadvisor.spec.Frameworks.builtIn().generic().key(), null);
+    }
+
+    /** A shipped framework's fact at the run's layout, optionally reducing after every micro-batch. */
+    static dev.trainadvisor.facts.FrameworkFact framework(RunFact run, String key, Boolean everyMicroBatch) {
+        var f = dev.trainadvisor.spec.Frameworks.builtIn().find(key, null, "test", "training.framework");
+        var t = new dev.trainadvisor.spec.Training(run.seqLen(), run.microBatchSize(), run.microBatches(), run.recompute(),
+                run.precision(), run.gradReducePrecision(), run.flashAttention(), 1.0, run.attentionKernel(),
+                run.elementwiseKernels(), false, dev.trainadvisor.spec.Fp8Recipe.DELAYED,
+                new dev.trainadvisor.spec.Implementation(f, dev.trainadvisor.spec.Implementation.GIVEN));
+        var p = new dev.trainadvisor.spec.Parallel(run.tp(), run.pp(), run.dp(), run.cp(), run.ep(), run.sequenceParallel(),
+                run.zeroStage(), run.zeroGroupSize(), run.virtualStages(), run.overlapGradReduce(), run.overlapParamGather(),
+                false, run.tp(), 25, everyMicroBatch);
+        return dev.trainadvisor.facts.FrameworkFact.of(t, p);
+    }
+
     /** Replaces the shipped thresholds. */
     GivenFacts materiality(Materiality m) {
         materiality = m;
@@ -336,6 +362,7 @@ final class GivenFacts {
         List<Object> out = new ArrayList<>();
         out.add(materiality);
         out.add(run);
+        out.add(framework != null ? framework : generic(run));
         if (!phases.isEmpty()) {
             out.add(stepFact());
             for (DoubleFunction<CollectiveFact> c : collectives) out.add(c.apply(stepS()));

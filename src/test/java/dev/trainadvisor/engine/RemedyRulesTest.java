@@ -134,11 +134,70 @@ class RemedyRulesTest {
 
     @Test
     void bf16GradReduceForFp32GradientsOfABf16Run() {
-        RuleEngine.Result r = given(run(PCIE), "intra-node-bandwidth").fire();
+        RunFact fp32 = with(run(PCIE), "gradReducePrecision", Precision.FP32);
+        RuleEngine.Result r = given(fp32, "intra-node-bandwidth").fire();
         assertProposal(proposal(r, "bf16-grad-reduce"), true, List.of("intra-node-bandwidth"), "training.grad_reduce_precision", "bf16");
+        assertEquals("Reduce gradients in bf16 instead of fp32", proposal(r, "bf16-grad-reduce").action());
+        // the framework's own switch is named; a framework without one (InternEvo reduces in the model's dtype) gets none
+        RemedyProposal mcore = proposal(given(fp32, "intra-node-bandwidth")
+                .framework(GivenFacts.framework(fp32, "megatron-core", null)).fire(), "bf16-grad-reduce");
+        assertEquals("Reduce gradients in bf16 instead of fp32 (--grad-reduce-in-bf16)", mcore.action());
+        assertFalse(proposed(given(fp32, "intra-node-bandwidth").framework(GivenFacts.framework(fp32, "internevo", null)).fire(),
+                "bf16-grad-reduce"));
         assertFalse(proposed(given(with(run(PCIE), "gradReducePrecision", Precision.BF16), "intra-node-bandwidth").fire(),
                 "bf16-grad-reduce"));
-        assertFalse(proposed(given(with(run(PCIE), "precision", Precision.FP32), "intra-node-bandwidth").fire(), "bf16-grad-reduce"));
+        assertFalse(proposed(given(with(fp32, "precision", Precision.FP32), "intra-node-bandwidth").fire(), "bf16-grad-reduce"));
+    }
+
+    @Test
+    void frameworkSwitchesAreNamedWhereTheFrameworkHasThem() {
+        // Megatron-Core overlaps neither by default; its flags are --overlap-grad-reduce and --overlap-param-gather
+        RunFact off = with(run(PCIE), "overlapGradReduce", false, "overlapParamGather", false);
+        RuleEngine.Result r = given(off, "intra-node-bandwidth").framework(GivenFacts.framework(off, "megatron-core", null)).fire();
+        assertEquals("Overlap the gradient reduction with the backward pass (--overlap-grad-reduce)",
+                proposal(r, "overlap-grad-reduce").action());
+        assertEquals("Overlap the ZeRO parameter all-gather with the next step's forward (--overlap-param-gather)",
+                proposal(r, "overlap-param-gather").action());
+        // PyTorch's ZeroRedundancyOptimizer broadcasts the updated shards; overlap_with_ddp hides them
+        RemedyProposal zro = proposal(given(off, "intra-node-bandwidth").framework(GivenFacts.framework(off, "pytorch", false))
+                .fire(), "overlap-param-gather");
+        assertEquals("Overlap the broadcast of the updated parameters with compute (overlap_with_ddp)", zro.action());
+        assertProposal(zro, true, List.of("intra-node-bandwidth"), "parallel.overlap_param_gather", true);
+        // the default profile's switches are the run file's own keys: nothing more to name
+        assertEquals("Overlap the gradient reduction with the backward pass", proposal(given(off, "intra-node-bandwidth").fire(),
+                "overlap-grad-reduce").action());
+    }
+
+    @Test
+    void gradientsReducedAfterEveryMicroBatchAreReducedOnceAStep() {
+        // plain DDP without no_sync reduces after each of the 4 micro-batches
+        RunFact ddp = with(run(PCIE), "zeroStage", 0, "zeroGroupSize", 8);
+        RuleEngine.Result r = given(ddp, "intra-node-bandwidth").framework(GivenFacts.framework(ddp, "pytorch", null)).fire();
+        RemedyProposal p = proposal(r, "grad-reduce-once-a-step");
+        assertEquals("Reduce the gradients once a step, in the last micro-batch's backward (DistributedDataParallel.no_sync())",
+                p.action());
+        assertProposal(p, true, List.of("intra-node-bandwidth"), "parallel.grad_reduce_every_micro_batch", false);
+        // silent when the loop already calls no_sync, with one micro-batch, or where the gradients are sharded
+        assertFalse(proposed(given(ddp, "intra-node-bandwidth").framework(GivenFacts.framework(ddp, "pytorch", false)).fire(),
+                "grad-reduce-once-a-step"));
+        RunFact one = with(ddp, "microBatches", 1);
+        assertFalse(proposed(given(one, "intra-node-bandwidth").framework(GivenFacts.framework(one, "pytorch", null)).fire(),
+                "grad-reduce-once-a-step"));
+        RunFact fsdp = with(ddp, "zeroStage", 3);
+        assertFalse(proposed(given(fsdp, "intra-node-bandwidth").framework(GivenFacts.framework(fsdp, "pytorch", null)).fire(),
+                "grad-reduce-once-a-step"));
+    }
+
+    @Test
+    void fsdpKeepsTheGatheredWeightsWhereItsZeroTwoDoes() {
+        // PyTorch's ZeRO 2 is FSDP SHARD_GRAD_OP / reshard_after_forward=False: no backward all-gather
+        RunFact fsdp = with(run(PCIE), "zeroStage", 3);
+        RemedyProposal p = proposal(given(fsdp, "intra-node-bandwidth").framework(GivenFacts.framework(fsdp, "pytorch", null))
+                .fire(), "keep-gathered-weights");
+        assertEquals("Keep each layer's gathered weights from its forward to its backward (reshard_after_forward)", p.action());
+        assertProposal(p, true, List.of("intra-node-bandwidth"), "parallel.zero_stage", 2);
+        // the default profile's ZeRO 2 gathers after the step, a different thing: silent
+        assertFalse(proposed(given(fsdp, "intra-node-bandwidth").fire(), "keep-gathered-weights"));
     }
 
     @Test

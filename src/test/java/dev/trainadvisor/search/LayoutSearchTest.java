@@ -184,7 +184,8 @@ class LayoutSearchTest {
         for (LayoutSearch.Candidate c : r.best()) {
             assertEquals(1, c.layout().tp());
             assertEquals(1, c.layout().virtualStages());
-            assertEquals(s.run().parallel().zeroStage(), c.layout().zeroStage());
+            // one replica shards nothing: its stage is the framework's first
+            assertEquals(c.layout().dp() == 1 ? 0 : s.run().parallel().zeroStage(), c.layout().zeroStage());
             assertEquals(s.run().training().recompute(), c.layout().recompute());
         }
     }
