@@ -285,11 +285,4 @@ public final class Frameworks {
         for (JsonNode n : a) out.add(n.asText());
         return List.copyOf(out);
     }
-
-    /** Reads one profile file alone (for its tests). */
-    static Framework readOne(Path file) {
-        Map<String, Profile> m = new TreeMap<>();
-        add(m, SpecReader.parse(file), file.toString());
-        return m.values().iterator().next().at(null);
-    }
 }
