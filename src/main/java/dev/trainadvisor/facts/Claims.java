@@ -40,6 +40,14 @@ public final class Claims {
     /** No claims: for a rule that yields to no other diagnosis. */
     public static List<Claim> none() { return List.of(); }
 
+    /** Every exposed second of what offload adds: the host's optimizer step and the copies over the host link. */
+    public static List<Claim> offload(StepFact s) {
+        List<Claim> out = new java.util.ArrayList<>(all(s, dev.trainadvisor.perf.Phase.HOST_OPTIMIZER));
+        out.addAll(all(s, dev.trainadvisor.perf.Phase.OFFLOAD_COPIES));
+        out.addAll(all(s, dev.trainadvisor.perf.Phase.OFFLOAD_UPDATE));
+        return out;
+    }
+
     /** {@code values} when {@code condition} holds any fact, else nothing: a saving that counts only with its fault. */
     public static Collection<?> ifAny(Collection<?> condition, Collection<?> values) {
         return condition.isEmpty() ? List.of() : values;

@@ -426,6 +426,22 @@ public final class Explanations {
         return e;
     }
 
+    /** What offload costs, and which of its parts, the host's optimizer or the copies, the step waits for most. */
+    public static Explain offloadBound(OffloadFact o, StepFact s, Grant g) {
+        Explain e = Explain.start().text("With " + o.tiers() + " offloaded, the step waits ").num("claimed_seconds", g.seconds(), "s")
+                .text(" for the host: ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step. ");
+        if (o.hostOptimizerS() > 0)
+            e.text(o.optimizerDominates() ? "Most of it is the host's optimizer step: " : "The host's optimizer step: ")
+                    .eq(Eq.div(Eq.v("host_parameters", o.hostParams() / 1e9, "G"), Eq.v("host_adamw_rate", o.hostParamsPerS() / 1e9, "G/s")),
+                            "host_optimizer_s", o.hostOptimizerS(), "s")
+                    .text(" (PyTorch's AdamW on the CPU, measured on an H200 host; its rate is the host's cores' and memory's, not PCIe's). ");
+        if (o.copiesS() + o.updateS() > 0)
+            e.text("The copies over the host link at ").num("host_link_gbps", o.hostLinkGbps(), "GB/s").text(" each way expose ")
+                    .num("copies_s", o.copiesS() + o.updateS(), "s").text(".");
+        return e;
+    }
+
     /** The bubble, and when compute causes took part of it (their repair shrinks it too), what is left to it. */
     public static Explain bubble(RunFact r, StepFact s, Grant g, Collection<?> prior) {
         double bubble = s.phase(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE);

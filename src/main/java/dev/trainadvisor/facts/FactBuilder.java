@@ -46,6 +46,8 @@ public final class FactBuilder {
         StepPrediction p = b.prediction();
         facts.add(runFact(b));
         facts.add(FrameworkFact.of(run.training(), run.parallel()));
+        OffloadFact offload = offloadFact(cluster, run, p);
+        if (offload != null) facts.add(offload);
         facts.add(stepFact(p, b.fit() != null));
         facts.add(launchFact(p, b.catalogue().run().training()));
         for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
@@ -211,6 +213,28 @@ public final class FactBuilder {
                 multiNode ? c.interNode().nodeGbps() : 0, interSource, interCatalogue, p.overlapGradReduce(),
                 p.overlapParamGather(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink,
                 Catalog.builtIn().transports().shmBusbw(hostPcieGen(c)), Catalog.builtIn().transports().socketBusbw());
+    }
+
+    /** What offload costs the step, from its phases; null for a run that offloads nothing. */
+    static OffloadFact offloadFact(Cluster c, RunMetrics run, StepPrediction p) {
+        dev.trainadvisor.spec.Offload o = run.training().offload();
+        if (!o.any()) return null;
+        double opt = 0, copies = 0, update = 0;
+        for (Phase ph : p.phases()) {
+            if (ph.name().equals(Phase.HOST_OPTIMIZER)) opt += ph.exposedSeconds();
+            if (ph.name().equals(Phase.OFFLOAD_COPIES)) copies += ph.exposedSeconds();
+            if (ph.name().equals(Phase.OFFLOAD_UPDATE)) update += ph.exposedSeconds();
+        }
+        double rate = dev.trainadvisor.perf.Offloading.hostParamsPerS(
+                (double) dev.trainadvisor.perf.Offloading.DEFAULT_HOST_CORES / c.gpusPerNode());
+        java.util.List<String> tiers = new java.util.ArrayList<>();
+        if (o.optimizer() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("optimizer: " + o.optimizer().key());
+        if (o.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("master_weights: " + o.masterWeights().key());
+        if (o.gradients() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("gradients: " + o.gradients().key());
+        if (o.parameters() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("parameters: " + o.parameters().key());
+        if (o.activations() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("activations: " + o.activations().key());
+        return new OffloadFact(String.join(", ", tiers), opt, copies, update, opt * rate, rate,
+                dev.trainadvisor.perf.Offloading.hostLinkGbps(c.gpu().hostPcieGen()));
     }
 
     /** The PCIe generation of the node's host: the link's for a PCIe link, else the GPU's (4 when unknown). */

@@ -55,7 +55,7 @@ public final class MemoryModel {
         MemoryEstimate.Stage peak = stages.get(0);
         for (MemoryEstimate.Stage st : stages) if (st.totalGb() > peak.totalGb()) peak = st;
         return new MemoryEstimate(peak.weightsGb(), peak.gradientsGb(), peak.optimizerGb(), peak.activationsGb(),
-                peak.logitsGb(), peak.buffersGb(), c.gpu().hbmGb(), stages);
+                peak.logitsGb(), peak.buffersGb(), c.gpu().hbmGb(), stages, peak.hostGb());
     }
 
     /** Model states for {@code psi} parameters on this GPU; exposed for the ZeRO paper's worked example. */
@@ -74,7 +74,8 @@ public final class MemoryModel {
                 gradBytes * psi / sh.divisor(MemoryPart.GRADIENT_STATES),
                 OPTIMIZER_BYTES_PER_PARAM * psi / sh.divisor(MemoryPart.OPTIMIZER_STATES)};
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
-        double gatherBuffer = p.zeroStage() == 3 && p.zeroGroupSize() > 1 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
+        double gatherBuffer = p.zeroStage() == 3 && (p.zeroGroupSize() > 1 || t.offload().parameters() != dev.trainadvisor.spec.Offload.Tier.NONE)
+                ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
 
         // with a share of the layers recomputing, those keep only their input and the others everything
         double share = t.fullRecomputeShare();
@@ -89,10 +90,38 @@ public final class MemoryModel {
         double flight = inFlight;
         if (p.virtualStages() > 1) flight *= 1 + (p.pp() - 1.0) / (p.pp() * p.virtualStages());
         double activations = perLayer * layersPerStage * flight;
+        // offload (training.offload): what leaves the GPU goes to host memory; the GPU keeps what it works on now
+        dev.trainadvisor.spec.Offload off = t.offload();
+        double host = 0;
+        if (off.any()) {
+            double shardPsi = psi / sh.divisor(MemoryPart.OPTIMIZER_STATES), r = off.hostOptimizerShare();
+            // Adam's momentum and variance (8 of the 12 bytes) with the optimizer, the fp32 master copy (4) with its own
+            double leaves = shardPsi * r * (8 + (off.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE ? 4 : 0));
+            states[2] -= leaves;
+            host += leaves;
+            if (off.gradients() != dev.trainadvisor.spec.Offload.Tier.NONE) {
+                // gradients stream to the host as they are reduced; a bucket of them is staged on the GPU
+                double staged = Math.min(states[1], p.bucketMb() * 1e6);
+                host += states[1] - staged;
+                states[1] = staged;
+            }
+            if (off.parameters() != dev.trainadvisor.spec.Offload.Tier.NONE) {
+                // ZeRO-3's shard lives on the host, copied in before each gather; the gather buffer stays
+                host += states[0];
+                states[0] = 0;
+            }
+            if (off.activations() != dev.trainadvisor.spec.Offload.Tier.NONE && layersPerStage > 2) {
+                // saved activations go to the host as each layer's forward ends; two layers' worth stay (the one
+                // computing, the one copying)
+                double kept = perLayer * 2 * flight;
+                host += activations - kept;
+                activations = kept;
+            }
+        }
         // logits in 16 bits plus the fp32 copy the cross-entropy makes, per micro-batch on the last stage
         double tokens = (double) t.microBatchSize() * t.seqLen() / sh.divisor(MemoryPart.SEQUENCE);   // in double: 2^16 x 2^24 leaves an int
         double logits = last ? tokens * m.vocab() / sh.divisor(MemoryPart.VOCABULARY) * (2 + 4) : 0;
         return new MemoryEstimate.Stage(index, states[0] / 1e9 + gatherBuffer / 1e9, states[1] / 1e9, states[2] / 1e9,
-                activations / 1e9, logits / 1e9, BUFFERS_GB);
+                activations / 1e9, logits / 1e9, BUFFERS_GB, host / 1e9);
     }
 }

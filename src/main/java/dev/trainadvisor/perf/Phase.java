@@ -13,4 +13,10 @@ public record Phase(String name, double seconds, double exposedSeconds, String l
     public static final String OPTIMIZER = "optimizer";
     /** The framework's own time around the optimizer step (perf.Overheads). */
     public static final String FRAMEWORK = "framework";
+    /** The optimizer step the host runs for what training.offload moves there (perf.Offloading), after the backward. */
+    public static final String HOST_OPTIMIZER = "host-optimizer";
+    /** Copies over the host link inside forward and backward: offloaded parameters in, offloaded gradients out. */
+    public static final String OFFLOAD_COPIES = "offload-copies";
+    /** The updated parameters copied back to the GPU after the host's optimizer step (ZeRO 1-2). */
+    public static final String OFFLOAD_UPDATE = "offload-update";
 }

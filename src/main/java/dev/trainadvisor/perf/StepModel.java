@@ -39,7 +39,9 @@ public final class StepModel {
         double backward = mb * compute.backwardSeconds();
         // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
         double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
-        double optimizer = optimizerSeconds(context, eff);
+        // offload (training.offload): the host runs its share of the optimizer; copies cross the host link
+        Offloading.Cost offload = Offloading.of(context, compute, eff);
+        double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
 
         List<Phase> phases = new ArrayList<>();
         phases.add(new Phase(Phase.FORWARD, forward, forward, null));
@@ -50,6 +52,13 @@ public final class StepModel {
         double framework = t.framework().hostSecondsPerStep().value();
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
         double step = forward + backward + bubble + optimizer + framework;
+        if (offload.hostOptimizerS() > 0) phases.add(new Phase(Phase.HOST_OPTIMIZER, offload.hostOptimizerS(),
+                offload.hostOptimizerS(), "host"));
+        if (offload.copiesInS() + offload.copiesHiddenS() > 0) phases.add(new Phase(Phase.OFFLOAD_COPIES,
+                offload.copiesInS() + offload.copiesHiddenS(), offload.copiesInS(), "host-link"));
+        if (offload.copiesOutS() > 0) phases.add(new Phase(Phase.OFFLOAD_UPDATE, offload.copiesOutS(), offload.copiesOutS(),
+                "host-link"));
+        step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
         for (Collective c : collectives) {
             phases.add(new Phase(c.name(), c.seconds(), c.exposedSeconds(), c.link().linkKey()));
             step += c.exposedSeconds();

@@ -43,7 +43,7 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
      * collectives that do not overlap (ZeRO's parameter all-gather, a gradient reduction that is not overlapped).
      */
     public double afterBackwardSeconds() {
-        double after = optimizerSeconds + phase(Phase.FRAMEWORK);
+        double after = optimizerSeconds + phase(Phase.FRAMEWORK) + phase(Phase.HOST_OPTIMIZER) + phase(Phase.OFFLOAD_UPDATE);
         for (Collective c : collectives) after += c.exposedAfterBackward();
         return after;
     }

@@ -102,10 +102,14 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
                                  String link, String scope, double busbwGbps, double alphaUs, double seconds,
                                  double exposedSeconds, String overlapsWith, String algorithm) {}
 
-    /** The peak pipeline stage's memory, and every stage's total (one entry without pipeline parallelism). */
+    /**
+     * The peak pipeline stage's memory, and every stage's total (one entry without pipeline parallelism); {@code hostGb}
+     * what a GPU keeps in host memory instead (training.offload), absent when nothing is offloaded.
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     public record MemoryView(double totalGb, double capacityGb, double headroomGb, double weightsGb, double gradientsGb,
                              double optimizerGb, double activationsGb, double logitsGb, double buffersGb,
-                             List<StageMemoryView> stages) {}
+                             List<StageMemoryView> stages, Double hostGb) {}
 
     public record StageMemoryView(int stage, double totalGb, double activationsGb) {}
 
@@ -264,7 +268,8 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
                 p.flopsPerToken().model(), p.flopsPerToken().hardware(), List.copyOf(lines), List.copyOf(cols),
                 new MemoryView(m.totalGb(), m.capacityGb(), m.headroomGb(), m.weightsGb(), m.gradientsGb(),
                         m.optimizerGb(), m.activationsGb(), m.logitsGb(), m.buffersGb(), m.stages().stream()
-                        .map(st -> new StageMemoryView(st.stage(), st.totalGb(), st.activationsGb())).toList()),
+                        .map(st -> new StageMemoryView(st.stage(), st.totalGb(), st.activationsGb())).toList(),
+                        m.hostGb() > 0 ? m.hostGb() : null),
                 new EfficiencyView(e.gemmFractionOfPeak(), e.attentionFractionOfPeak(), e.hbmFraction(),
                         e.overlapFraction(), e.elementwiseTraffic()), p.notes(),
                 i == null ? null : new IntervalView(i.basis(), i.rows(), i.low(), i.high(), i.around(p.tokensPerGpuPerS()),

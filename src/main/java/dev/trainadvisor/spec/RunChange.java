@@ -29,6 +29,9 @@ public final class RunChange {
     /** A change setting {@code field} to {@code value} (null: to its default). */
     public static <T> RunChange of(RunField<T> field, T value) { return NONE.and(field, value); }
 
+    /** A change clearing {@code field}: it takes its default again. */
+    public static RunChange clearing(RunField<?> field) { return NONE.clear(field); }
+
     /** This change, and {@code field} set to {@code value}; a field set twice takes the later value. */
     public <T> RunChange and(RunField<T> field, T value) {
         if (value != null && !field.type().isInstance(value))

@@ -123,6 +123,10 @@ public final class RunField<T> {
     public static final RunField<ElementwiseKernels> ELEMENTWISE_KERNELS = of("training.elementwise_kernels",
             Section.TRAINING, ElementwiseKernels.class, d -> d.training.elementwiseKernels,
             (d, v) -> d.training.elementwiseKernels = v);
+    /** What the run keeps off the GPU; cleared, nothing. */
+    public static final RunField<Offload> OFFLOAD = of("training.offload", Section.TRAINING, Offload.class,
+            d -> d.training.offload != null && d.training.offload.any() ? d.training.offload : null,
+            (d, v) -> d.training.offload = v);
     public static final RunField<Boolean> CUDA_GRAPHS = of("training.cuda_graphs", Section.TRAINING, Boolean.class,
             d -> d.training.cudaGraphs, (d, v) -> d.training.cudaGraphs = v);
 
@@ -192,6 +196,7 @@ public final class RunField<T> {
     /** The value as a run file writes it: an enum by its key, anything else as it is. */
     public Object written(T value) {
         if (value instanceof Enum<?> e) return SpecWriter.key(e);
+        if (value instanceof Offload o) return SpecWriter.offload(o);
         return value;
     }
 

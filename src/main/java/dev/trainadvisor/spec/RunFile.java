@@ -38,12 +38,13 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
                                Boolean flashAttention, AttentionKernel attentionKernel,
                                ElementwiseKernels elementwiseKernels, Boolean cudaGraphs, Fp8Recipe fp8Recipe,
-                               Implementation implementation) {
+                               Implementation implementation, Offload offload) {
 
         /** The same section run by another framework. */
         public TrainingPart with(Implementation i) {
             return new TrainingPart(seqLen, microBatchSize, microBatches, recompute, recomputeFraction, precision,
-                    gradReducePrecision, flashAttention, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, i);
+                    gradReducePrecision, flashAttention, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, i,
+                    offload);
         }
     }
 
@@ -94,7 +95,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 t.elementwiseKernels() != ElementwiseKernels.FUSED ? t.elementwiseKernels() : null,
                 t.cudaGraphs() ? Boolean.TRUE : null,
                 t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED ? t.fp8Recipe() : null,
-                t.implementation());
+                t.implementation(), t.offload().any() ? t.offload() : null);
         return new RunFile(run.name(), cluster, run.model(), parallel, training);
     }
 
@@ -126,6 +127,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             ElementwiseKernels elementwiseKernels;
             Fp8Recipe fp8Recipe;
             Implementation implementation;
+            Offload offload;
         }
 
         Draft(RunFile f) {
@@ -182,6 +184,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             training.cudaGraphs = t.cudaGraphs();
             training.fp8Recipe = t.fp8Recipe();
             training.implementation = t.implementation();
+            training.offload = t.offload();
         }
 
         RunFile build() {
@@ -198,7 +201,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                             p.gradReduceEveryMicroBatch),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
-                            t.cudaGraphs, t.fp8Recipe, t.implementation));
+                            t.cudaGraphs, t.fp8Recipe, t.implementation, t.offload));
         }
     }
 }

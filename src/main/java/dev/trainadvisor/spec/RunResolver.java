@@ -180,8 +180,38 @@ final class RunResolver {
         ElementwiseKernels elementwise = t.elementwiseKernels() != null ? t.elementwiseKernels()
                 : fw.elementwiseKernels() != null && fw.elementwiseKernels().value() != null ? fw.elementwiseKernels().value()
                 : ElementwiseKernels.FUSED;
+        Offload offload = t.offload() != null ? t.offload() : Offload.NONE;
+        checkOffload(offload, or(par.zeroStage(), 0), file);
         return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel, elementwise,
-                Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl);
+                Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl, offload);
+    }
+
+    /**
+     * What each offloaded state needs: parameters leave the GPU only when they are sharded (ZeRO 3 / FSDP); master
+     * weights and gradients go where the optimizer runs, so with it; only optimizer states and parameters have an
+     * NVMe tier (DeepSpeed's offload_optimizer and offload_param device nvme), and it needs its path; a ratio or a path
+     * with nothing that uses it is refused, not ignored.
+     */
+    static void checkOffload(Offload o, int zeroStage, String file) {
+        String at = "training.offload.";
+        if (o.parameters() != Offload.Tier.NONE && zeroStage != 3)
+            throw error(file, at + "parameters", "none unless the parameters are sharded: offloading them needs ZeRO 3 or "
+                    + "FSDP (parallel.zero_stage: 3), and zero_stage is " + zeroStage);
+        for (String[] f : new String[][]{{"master_weights", o.masterWeights().name()}, {"gradients", o.gradients().name()},
+                {"activations", o.activations().name()}})
+            if (f[1].equals("NVME"))
+                throw error(file, at + f[0], "cpu or none: only the optimizer states and the parameters have an NVMe tier "
+                        + "(DeepSpeed ZeRO-Infinity's offload_optimizer and offload_param)");
+        if ((o.masterWeights() != Offload.Tier.NONE || o.gradients() != Offload.Tier.NONE) && o.optimizer() == Offload.Tier.NONE)
+            throw error(file, at + "optimizer", "cpu or nvme with master_weights or gradients offloaded: they go where the "
+                    + "optimizer runs (DeepSpeed's offload_optimizer, FSDP's CPUOffload move them together)");
+        if (o.ratio() != 1.0 && o.optimizer() == Offload.Tier.NONE)
+            throw error(file, at + "ratio", "no ratio without optimizer offloaded (the share of the optimizer the host runs)");
+        boolean nvme = o.optimizer() == Offload.Tier.NVME || o.parameters() == Offload.Tier.NVME;
+        if (nvme && (o.nvmePath() == null || o.nvmePath().isBlank()))
+            throw error(file, at + "nvme_path", "the path of the NVMe tier (DeepSpeed's nvme_path) with nvme offload");
+        if (!nvme && o.nvmePath() != null)
+            throw error(file, at + "nvme_path", "no nvme_path without an nvme tier (optimizer or parameters: nvme)");
     }
 
     /** Whether the GPU runs the kernel: FlashAttention-3 needs Hopper (checkAgainstGpu refuses it elsewhere). */

@@ -50,7 +50,9 @@ public final class SpecReader {
             "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version");
+            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload");
+    private static final Set<String> OFFLOAD = Set.of("optimizer", "master_weights", "gradients", "parameters",
+            "activations", "ratio", "nvme_path");
     private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
@@ -387,7 +389,22 @@ public final class SpecReader {
         ElementwiseKernels elementwise = t.given("elementwise_kernels")
                 ? t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class) : null;
         Boolean graphs = t.given("cuda_graphs") ? t.bool("cuda_graphs", false) : null;
-        return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe, null);
+        return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe, null,
+                offload(t.object("offload")));
+    }
+
+    /** {@code training.offload}: each state's tier, checked alone; what the tiers need of the run, by the resolver. */
+    private static Offload offload(Fields o) {
+        if (!o.present()) return null;
+        o.allowOnly(OFFLOAD);
+        Offload.Tier opt = o.choice("optimizer", Offload.Tier.NONE, Offload.Tier.class);
+        Double ratio = o.given("ratio") ? o.positiveDouble("ratio", 1.0) : null;
+        if (ratio != null && ratio > 1) throw o.error("ratio", "the share of the optimizer offloaded, above 0 and at most 1, got " + ratio);
+        return new Offload(opt, o.choice("master_weights", Offload.Tier.NONE, Offload.Tier.class),
+                o.choice("gradients", Offload.Tier.NONE, Offload.Tier.class),
+                o.choice("parameters", Offload.Tier.NONE, Offload.Tier.class),
+                o.choice("activations", Offload.Tier.NONE, Offload.Tier.class), ratio == null ? 1.0 : ratio,
+                o.string("nvme_path", null));
     }
 
     /** The parallel section as the file gives it: each value checked alone, defaults left to {@link RunResolver}. */

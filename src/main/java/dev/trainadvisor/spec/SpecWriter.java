@@ -142,12 +142,27 @@ public final class SpecWriter {
         if (t.elementwiseKernels() != null) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         putBool(o, "cuda_graphs", t.cudaGraphs());
         if (t.fp8Recipe() != null) o.put("fp8_recipe", key(t.fp8Recipe()));
+        Offload off = t.offload();
+        if (off != null && off.any()) o.set("offload", offload(off));
         Implementation i = t.implementation();
         if (i != null && !i.framework().key().equals(Frameworks.DEFAULT)) {
             o.put("framework", i.framework().key());
             if (i.framework().version() != null) o.put("framework_version", i.framework().version());
         }
         return o;
+    }
+
+    /** training.offload as the run file writes it: the tiers that are not none, the ratio and path when set. */
+    public static ObjectNode offload(Offload off) {
+        ObjectNode x = F.objectNode();
+        if (off.optimizer() != Offload.Tier.NONE) x.put("optimizer", off.optimizer().key());
+        if (off.masterWeights() != Offload.Tier.NONE) x.put("master_weights", off.masterWeights().key());
+        if (off.gradients() != Offload.Tier.NONE) x.put("gradients", off.gradients().key());
+        if (off.parameters() != Offload.Tier.NONE) x.put("parameters", off.parameters().key());
+        if (off.activations() != Offload.Tier.NONE) x.put("activations", off.activations().key());
+        if (off.ratio() != 1.0) x.put("ratio", off.ratio());
+        if (off.nvmePath() != null) x.put("nvme_path", off.nvmePath());
+        return x;
     }
 
     private static void putInt(ObjectNode o, String key, Integer v) { if (v != null) o.put(key, v); }
