@@ -100,8 +100,18 @@ public final class FactBuilder {
         }
         if (fit != null) facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));
         facts.addAll(configurationSavings(b));
+        if (p.memory().headroomGb() < 0 && !run.training().offload().any()) {
+            // whether offloading the optimizer alone makes room: the fewest states to offload that make the run fit
+            Baseline.Priced q = b.price(RunChange.of(RunField.OFFLOAD, OPTIMIZER_OFFLOAD));
+            facts.add(new OffloadFitFact(q != null && q.step().memory().headroomGb() >= 0));
+        }
         return facts;
     }
+
+    /** DeepSpeed ZeRO-Offload's: Adam's states, the master weights and the gradients on the host. */
+    public static final dev.trainadvisor.spec.Offload OPTIMIZER_OFFLOAD = new dev.trainadvisor.spec.Offload(
+            dev.trainadvisor.spec.Offload.Tier.CPU, dev.trainadvisor.spec.Offload.Tier.CPU, dev.trainadvisor.spec.Offload.Tier.CPU,
+            dev.trainadvisor.spec.Offload.Tier.NONE, dev.trainadvisor.spec.Offload.Tier.NONE, 1.0, null);
 
     /** What switching on an overlap, FlashAttention-2 or fused kernels would save, where the run lacks them. */
     private static List<Saving> configurationSavings(Baseline b) {

@@ -82,6 +82,25 @@ class OffloadTest {
     }
 
     @Test
+    void aSeventyBillionModelThatFitsOnlyWithOffloadIsOfferedItBesideMoreGpus() {
+        RunSpec s = read("llama-2-70b-8xa100-80gb-zero3.yaml");
+        // 69e9 parameters x 16 bytes of model states over 8 GPUs: 138 GB a GPU, on 80 GB
+        Advice a = TrainAdvisor.advise(s);
+        assertEquals("memory-overflow", a.top().id());
+        Recommendation offload = a.recommendations().stream().filter(r -> r.id().equals("offload-optimizer-to-fit"))
+                .findFirst().orElseThrow(() -> new AssertionError(a.recommendations().toString()));
+        Recommendation more = a.recommendations().stream().filter(r -> r.id().equals("scale-out-to-fit"))
+                .findFirst().orElseThrow(() -> new AssertionError(a.recommendations().toString()));
+        // both priced by the model, both fit
+        assertTrue(offload.memoryHeadroomGb() >= 0 && more.memoryHeadroomGb() >= 0);
+        assertTrue(offload.predictedTflopsPerGpu() > 0 && more.predictedTflopsPerGpu() > 0);
+        assertEquals(java.util.Map.of("training.offload", java.util.Map.of("optimizer", "cpu", "master_weights", "cpu",
+                "gradients", "cpu")), new ObjectMapper().convertValue(offload.change().asRunFile(), java.util.Map.class));
+        // the optimizer alone makes room: the parameters stay on the GPU, the fewest states offloaded
+        assertTrue(a.recommendations().stream().noneMatch(r -> r.id().equals("offload-parameters-to-fit")));
+    }
+
+    @Test
     void theHostsRateFallsWithItsCoresAsMeasured() {
         assertEquals(0.70e9, Offloading.hostParamsPerS(16), 1);
         assertEquals(0.72 * 0.70e9, Offloading.hostParamsPerS(8), 1);

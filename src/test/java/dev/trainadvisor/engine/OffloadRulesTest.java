@@ -49,4 +49,19 @@ class OffloadRulesTest {
         // and a run that offloads nothing has no such cause, whatever its optimizer costs
         assertFalse(fired(GivenFacts.of(run(PCIE)).compute(0.2, 0.4, 0).phase(Phase.OPTIMIZER, 2).fire(), "offload-bound"));
     }
+
+    @Test
+    void theParametersAreOffloadedToFitOnlyWhereTheOptimizerAloneDoesNotMakeRoom() {
+        dev.trainadvisor.facts.RunFact zero3 = with(run(PCIE), "zeroStage", 3);
+        Diagnosis overflow = new Diagnosis("memory-overflow", "given", Severity.HIGH, 0, "given", java.util.List.of(),
+                "given", java.util.List.of(), false);
+        RuleEngine.Result tight = GivenFacts.of(zero3).fact(overflow).fact(new dev.trainadvisor.facts.OffloadFitFact(false)).fire();
+        assertTrue(proposed(tight, "offload-optimizer-to-fit"));
+        assertTrue(proposed(tight, "offload-parameters-to-fit"));
+        RuleEngine.Result roomy = GivenFacts.of(zero3).fact(overflow).fact(new dev.trainadvisor.facts.OffloadFitFact(true)).fire();
+        assertTrue(proposed(roomy, "offload-optimizer-to-fit"));
+        assertFalse(proposed(roomy, "offload-parameters-to-fit"));
+        // a run that already offloads is not told to
+        assertFalse(proposed(GivenFacts.of(zero3).fact(overflow).fact(offload(1, 0)).fire(), "offload-optimizer-to-fit"));
+    }
 }

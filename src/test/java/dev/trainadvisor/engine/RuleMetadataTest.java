@@ -32,7 +32,7 @@ class RuleMetadataTest {
             "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise", "cuda-graphs",
             "fewer-tensor-parallel", "tensor-to-pipeline", "fewer-pipeline-stages", "context-parallel", "experts-inside-node",
             "scale-out-to-fit", "larger-gpu-to-fit", "async-checkpoint", "exclude-slow-node", "more-data-workers",
-            "restore-pace", "grad-reduce-once-a-step", "keep-gathered-weights", "drop-offload");
+            "restore-pace", "grad-reduce-once-a-step", "keep-gathered-weights", "drop-offload", "offload-optimizer-to-fit", "offload-parameters-to-fit");
 
     @Test
     void everyRuleCarriesItsMetadata() {
