@@ -163,6 +163,11 @@ class FrameworksTest {
         assertFalse(mcore.run().parallel().overlapGradReduce());
         assertFalse(mcore.run().parallel().overlapParamGather());
         assertEquals(40e6 * 4 / 1e6, mcore.run().parallel().bucketMb(), 1e-9, "40M fp32 parameters over dp 16");
+        // Transformer Engine keeps FlashAttention on Ampere and prefers cuDNN's fused attention on Hopper
+        assertEquals(AttentionKernel.FA2, mcore.run().training().attentionKernel());
+        var mcoreH100 = run(1, ", framework: megatron-core");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) mcoreH100.get("cluster")).put("preset", "dgx-h100");
+        assertEquals(AttentionKernel.CUDNN, reader.read(mcoreH100, "h.yaml").run().training().attentionKernel());
         var tree = run(1, ", framework: megatron-core, grad_reduce_precision: bf16");
         tree.putObject("parallel").put("zero_stage", 1).put("overlap_grad_reduce", true).put("bucket_mb", 100);
         RunSpec set = reader.read(tree, "b.yaml");
