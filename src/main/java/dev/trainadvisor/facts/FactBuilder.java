@@ -235,8 +235,7 @@ public final class FactBuilder {
             if (ph.name().equals(Phase.OFFLOAD_COPIES)) copies += ph.exposedSeconds();
             if (ph.name().equals(Phase.OFFLOAD_UPDATE)) update += ph.exposedSeconds();
         }
-        double rate = dev.trainadvisor.perf.Offloading.hostParamsPerS(
-                (double) dev.trainadvisor.perf.Offloading.DEFAULT_HOST_CORES / c.gpusPerNode());
+        double rate = dev.trainadvisor.perf.Offloading.hostParamsPerS(c);
         java.util.List<String> tiers = new java.util.ArrayList<>();
         if (o.optimizer() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("optimizer: " + o.optimizer().key());
         if (o.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("master_weights: " + o.masterWeights().key());

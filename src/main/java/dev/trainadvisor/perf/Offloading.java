@@ -59,6 +59,11 @@ public final class Offloading {
         return HOST_LINK_GEN5_GBPS * Math.pow(2, gen - 5);
     }
 
+    /** The host's AdamW rate for one GPU of {@code c}: the node's host cores shared among its GPUs. */
+    public static double hostParamsPerS(dev.trainadvisor.spec.Cluster c) {
+        return hostParamsPerS((double) DEFAULT_HOST_CORES / c.gpusPerNode());
+    }
+
     /** The host's AdamW rate for one GPU, with {@code threads} host cores to itself. */
     public static double hostParamsPerS(double threads) {
         double[][] t = THREAD_SCALING;
@@ -77,8 +82,7 @@ public final class Offloading {
         if (!o.any()) return Cost.NONE;
         Parallel p = s.parallel();
         double link = hostLinkGbps(s.cluster().gpu().hostPcieGen()) * 1e9;
-        double threads = (double) DEFAULT_HOST_CORES / s.cluster().gpusPerNode();
-        double rate = hostParamsPerS(threads);
+        double rate = hostParamsPerS(s.cluster());
         // this GPU's shard of the optimizer's parameters
         double shard = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
         int mb = t.microBatches();

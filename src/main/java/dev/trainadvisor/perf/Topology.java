@@ -37,7 +37,7 @@ public final class Topology {
         if (domains == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
                     cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference(),
-                    cluster.intraNode().nvlsGain(), false, oneWay());
+                    cluster.intraNode().nvlsGain(), false, cluster.intraNode().oneWayGain());
         }
         Network net = cluster.interNode();
         double netGbps = net.nodeGbps() * membersPerNode / perNode;
@@ -46,16 +46,10 @@ public final class Topology {
         double interference = membersPerDomain > 1 ? cluster.intraNode().interference() : 0;
         if (intraGbps < netGbps) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, intraGbps, alpha, true, domains,
-                    membersPerDomain, interference, 1.0, false, oneWay());
+                    membersPerDomain, interference, 1.0, false, cluster.intraNode().oneWayGain());
         }
         return new LinkChoice(net.key(), LinkScope.INTER_NODE, netGbps, alpha, true, domains, membersPerDomain, interference,
                 1.0, net.sharp());
-    }
-
-    /** A one-way collective's gain on the intra-node link's transport (knowledge-base/transports.json). */
-    private double oneWay() {
-        return dev.trainadvisor.spec.Catalog.builtIn().transports().oneWay()
-                .getOrDefault(cluster.intraNode().transport(), 1.0);
     }
 
     /**

@@ -13,13 +13,15 @@ package dev.trainadvisor.spec;
  * @param transportGiven whether the run file gave the transport (else it follows from the GPU, path and sockets)
  * @param busbwGbps    the bus bandwidth the catalogue expects of the link on this host (a measurement replaces the
  *                     link's, not this); NaN when nothing is known of the host
+ * @param oneWayGain   a two-rank broadcast's or reduce's bus bandwidth over the all-reduce's on this transport
+ *                     (knowledge-base/transports.json, one_way_over_all_reduce)
  */
 public record HostPlacement(int sockets, String gpuPath, Transport transport, double interference, String origin,
-                            boolean socketsGiven, boolean transportGiven, double busbwGbps) {
+                            boolean socketsGiven, boolean transportGiven, double busbwGbps, double oneWayGain) {
 
     /** A catalogue link as such: peer-to-peer, one socket, nothing known of the host. */
     public static final HostPlacement CATALOGUE = new HostPlacement(1, null, Transport.P2P, 0, "catalogue", false, false,
-            Double.NaN);
+            Double.NaN, 1.0);
 
     /** nvidia-smi's PCIe path classes, best first. */
     public static final java.util.List<String> PATHS = java.util.List.of("NV", "PIX", "PXB", "PHB", "NODE", "SYS");

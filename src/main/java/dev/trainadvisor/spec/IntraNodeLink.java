@@ -41,4 +41,7 @@ public record IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps
     public double interference() { return host == null ? 0 : host.interference(); }
 
     public Transport transport() { return host == null ? Transport.P2P : host.transport(); }
+
+    /** A two-rank broadcast's or reduce's bus bandwidth over the all-reduce's on this link's transport. */
+    public double oneWayGain() { return host == null ? 1 : host.oneWayGain(); }
 }
