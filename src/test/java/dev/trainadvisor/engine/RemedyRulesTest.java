@@ -163,6 +163,11 @@ class RemedyRulesTest {
                 .fire(), "overlap-param-gather");
         assertEquals("Overlap the broadcast of the updated parameters with compute (overlap_with_ddp)", zro.action());
         assertProposal(zro, true, List.of("intra-node-bandwidth"), "parallel.overlap_param_gather", true);
+        // InternLM's code of 2023 cannot overlap its broadcasts, DDP its all-reduce under no switch of its own: silent
+        var internlm2023 = with(GivenFacts.framework(off, "internevo", null), "paramOverlapFlag", null, "gradOverlapFlag", null);
+        RuleEngine.Result none = given(off, "intra-node-bandwidth").framework(internlm2023).fire();
+        assertFalse(proposed(none, "overlap-param-gather"));
+        assertFalse(proposed(none, "overlap-grad-reduce"));
         // the default profile's switches are the run file's own keys: nothing more to name
         assertEquals("Overlap the gradient reduction with the backward pass", proposal(given(off, "intra-node-bandwidth").fire(),
                 "overlap-grad-reduce").action());
