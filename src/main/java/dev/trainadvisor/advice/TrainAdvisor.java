@@ -115,6 +115,9 @@ public final class TrainAdvisor {
             return null;
         // it answers the largest cause that claims seconds of the step (not a finding such as skipped steps)
         List<String> addresses = diagnoses.stream().filter(d -> d.impactFraction() > 0).limit(1).map(Diagnosis::id).toList();
+        // for a run that does not fit, the layout that does answers that
+        if (addresses.isEmpty() && r.own() == null)
+            addresses = diagnoses.stream().filter(d -> d.id().equals("memory-overflow")).limit(1).map(Diagnosis::id).toList();
         return new RemedyProposal(BEST_LAYOUT, "Lay the run out as " + best.describe(), change, true, addresses,
                 "The fastest layout of these GPUs at the same global batch that the step model finds, searching tensor, "
                         + "pipeline, context, data and expert parallelism, ZeRO, micro-batches and recomputation.",

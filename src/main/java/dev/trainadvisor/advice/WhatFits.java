@@ -26,7 +26,8 @@ import java.util.Map;
 /**
  * What holds a run whose own layout does not fit, found by the layout search at the run's global batch: another layout
  * of the same GPUs; if none, the fewest GPUs of this kind, and the catalogue GPU with the least memory that holds it on
- * as many.
+ * as many. All with what the run offloads, no more: offloading more to fit is its own remedy (offload-optimizer-to-fit),
+ * priced beside these.
  */
 final class WhatFits {
     private WhatFits() {}
@@ -44,7 +45,12 @@ final class WhatFits {
     static final int MAX_GPUS = 65536;
 
     static CapacityFact of(Cluster cluster, RunMetrics run) {
-        LayoutSearch.Options o = LayoutSearch.Options.forAdvice();
+        // what the GPUs hold as the run offloads (or not): offloading more is a remedy of its own, priced beside these
+        LayoutSearch.Options a = LayoutSearch.Options.forAdvice();
+        java.util.Set<String> vary = new java.util.TreeSet<>(a.vary());
+        vary.remove("offload");
+        LayoutSearch.Options o = new LayoutSearch.Options(a.top(), a.headroom(), java.util.Set.copyOf(vary), a.threads(),
+                a.maxLayouts());
         double params = Params.total(run.model());
         double weightBytes = run.training().precision() == Precision.FP32 ? 4 : 2;
         double stateGb = params * (weightBytes + run.training().gradReducePrecision().bytes
@@ -67,7 +73,7 @@ final class WhatFits {
         for (int nodes : nodeCounts(cluster.nodes(), least, maxGpus / cluster.gpusPerNode())) {
             if (net == null) break;
             Cluster more = new Cluster(cluster.name(), cluster.gpu(), nodes, cluster.gpusPerNode(), cluster.intraNode(),
-                    net, cluster.nvlinkDomain());
+                    net, cluster.nvlinkDomain(), cluster.host());
             LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), more, run), o);
             if (r.best().isEmpty()) continue;
             Layout l = r.best().get(0).layout();
@@ -83,7 +89,7 @@ final class WhatFits {
         for (Gpu g : largerGpus(cluster.gpu())) {
             if (g.hbmGb() * (1 - HEADROOM) * cluster.gpus() < stateGb) continue; // cannot hold the state, whatever the layout
             Cluster other = new Cluster(cluster.name(), g, cluster.nodes(), cluster.gpusPerNode(), cluster.intraNode(),
-                    cluster.interNode(), cluster.nvlinkDomain());
+                    cluster.interNode(), cluster.nvlinkDomain(), cluster.host());
             LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), other, run), o);
             if (r.best().isEmpty()) continue;
             Layout l = r.best().get(0).layout();

@@ -16,7 +16,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 @Command(name = "catalog", mixinStandardHelpOptions = true,
-        description = "Lists GPUs, links, networks, clusters, models and rules with their sources.")
+        description = "Lists GPUs, links, networks, hosts, clusters, models and rules with their sources.")
 final class CatalogCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -37,6 +37,14 @@ final class CatalogCommand implements Callable<Integer> {
         w.println("Networks (Gbit/s per NIC, efficiency; source)");
         for (Catalog.Entry<Catalog.NetworkEntry> e : c.networks().values())
             entry(w, e.key() + "  " + Fmt.num(e.value().lineRateGbitS(), 4) + "  " + e.value().efficiency(), e.value().source());
+        w.println("Hosts (cores, memory GB/s as a triad, memory GB; source)");
+        for (dev.trainadvisor.spec.Host h : dev.trainadvisor.spec.Hosts.builtIn().hosts().values())
+            entry(w, h.key() + "  " + h.cores() + "  " + Fmt.num(h.memoryBandwidthGbps(), 4) + "  " + Fmt.num(h.memoryGb(), 4),
+                    h.source());
+        w.println("Host optimizers (fp32 parameters a second at 16 threads, bytes of triad a parameter; source)");
+        for (dev.trainadvisor.spec.HostOptimizer o : dev.trainadvisor.spec.Hosts.builtIn().optimizers().values())
+            entry(w, o.key() + "  " + Fmt.num(o.paramsPerS(16) / 1e9, 3) + "e9  " + Fmt.num(o.triadBytesPerParam(), 3),
+                    o.source());
         w.println("Clusters");
         Presets.clusters().forEach((k, v) -> entry(w, k, v.path("description").asText()));
         w.println("Models");

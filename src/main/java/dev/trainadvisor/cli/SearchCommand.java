@@ -44,7 +44,7 @@ final class SearchCommand implements Callable<Integer> {
     Keep keep;
 
     @Option(names = "--vary", split = ",", paramLabel = "KNOB",
-            description = "knobs to vary (default all but fp8): tp, pp, virtual_stages, cp, ep, etp, sequence_parallel, zero_stage, micro_batch_size, recompute, fp8 (GEMMs in fp8 where the GPU has it; changes the numerics)")
+            description = "knobs to vary (default all but fp8): tp, pp, virtual_stages, cp, ep, etp, sequence_parallel, zero_stage, micro_batch_size, recompute, offload (the optimizer's states on the host, at ZeRO 3 the parameters too, only where nothing fits without), fp8 (GEMMs in fp8 where the GPU has it; changes the numerics)")
     List<String> vary;
 
     @Option(names = "--headroom", defaultValue = "0.05", description = "share of GPU memory a layout must leave free (default 0.05)")

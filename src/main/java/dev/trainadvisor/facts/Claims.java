@@ -48,6 +48,9 @@ public final class Claims {
         return out;
     }
 
+    /** Every exposed second of the host's optimizer step. */
+    public static List<Claim> hostOptimizer(StepFact s) { return all(s, Phase.HOST_OPTIMIZER); }
+
     /** {@code values} when {@code condition} holds any fact, else nothing: a saving that counts only with its fault. */
     public static Collection<?> ifAny(Collection<?> condition, Collection<?> values) {
         return condition.isEmpty() ? List.of() : values;

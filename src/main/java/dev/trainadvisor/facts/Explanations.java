@@ -431,15 +431,55 @@ public final class Explanations {
         Explain e = Explain.start().text("With " + o.tiers() + " offloaded, the step waits ").num("claimed_seconds", g.seconds(), "s")
                 .text(" for the host: ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step. ");
-        if (o.hostOptimizerS() > 0)
+        if (o.hostOptimizerS() > 0) {
             e.text(o.optimizerDominates() ? "Most of it is the host's optimizer step: " : "The host's optimizer step: ")
-                    .eq(Eq.div(Eq.v("host_parameters", o.hostParams() / 1e9, "G"), Eq.v("host_adamw_rate", o.hostParamsPerS() / 1e9, "G/s")),
-                            "host_optimizer_s", o.hostOptimizerS(), "s")
-                    .text(" (PyTorch's AdamW on the CPU, measured on an H200 host; its rate is the host's cores' and memory's, not PCIe's). ");
+                    .eq(Eq.div(Eq.v("host_parameters", o.hostParams() / 1e9, "G"), Eq.v("host_optimizer_rate", o.hostParamsPerS() / 1e9, "G/s")),
+                            "host_optimizer_s", o.hostOptimizerS(), "s").text(". ");
+            hostRate(e, o);
+        }
         if (o.copiesS() + o.updateS() > 0)
-            e.text("The copies over the host link at ").num("host_link_gbps", o.hostLinkGbps(), "GB/s").text(" each way expose ")
+            e.text(" The copies over the host link at ").num("host_link_gbps", o.hostLinkGbps(), "GB/s").text(" each way expose ")
                     .num("copies_s", o.copiesS() + o.updateS(), "s").text(".");
         return e;
+    }
+
+    /** The host's optimizer bound by the node's memory bandwidth: its seconds, and the bandwidth over the ranks. */
+    public static Explain hostMemoryBound(OffloadFact o, StepFact s, Grant g) {
+        dev.trainadvisor.perf.Offloading.HostRate r = o.rate();
+        Explain e = Explain.start().text("The host's optimizer step takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
+        share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
+                .text(" step, and the host's memory, not its cores, sets its pace: ");
+        e.eq(Eq.div(Eq.div(Eq.v("host_memory_gbps", r.host().memoryBandwidthGbps(), "GB/s"),
+                        Eq.v("triad_bytes_per_param", r.optimizer().triadBytesPerParam(), "B")), Eq.v("ranks_per_node", r.ranks(), "")),
+                "bandwidth_rate", r.bandwidthPerS() / 1e9, "G/s")
+                .text(" parameters a second for each GPU, where its threads alone would run ").num("cores_rate", r.coresPerS() / 1e9, "G/s")
+                .text(" (" + r.optimizer().key() + ", measured on the H200 machine's host). ");
+        hostNamed(e, r);
+        return e;
+    }
+
+    /** Which host optimizer, threads and ranks set the host's rate, and whether its cores or its memory bound it. */
+    private static void hostRate(Explain e, OffloadFact o) {
+        dev.trainadvisor.perf.Offloading.HostRate r = o.rate();
+        e.text(r.optimizer().key() + ", ").num("threads_per_rank", r.threadsPerRank(), "")
+                .text(" threads a rank, ").num("ranks_per_node", r.ranks(), "").text(" ranks a node on ")
+                .num("host_cores", r.host().cores(), "").text(" host cores" + (r.bound() ? ", bound" : ", unbound") + ": ");
+        if (r.bandwidthBound())
+            e.text("the node's ").num("host_memory_gbps", r.host().memoryBandwidthGbps(), "GB/s")
+                    .text(" of memory bandwidth bounds it, below what the threads would run (")
+                    .num("cores_rate", r.coresPerS() / 1e9, "G/s").text(")");
+        else e.text("its threads bound it, at ").num("cores_rate", r.coresPerS() / 1e9, "G/s").text(" each (measured in one process)");
+        if (r.unboundShare() < 1)
+            e.text(", and ").num("oversubscription", r.oversubscription(), "x").text(" more threads than cores keep ")
+                    .num("unbound_share", r.unboundShare(), "").text(" of it");
+        e.text(". ");
+        hostNamed(e, r);
+    }
+
+    private static void hostNamed(Explain e, dev.trainadvisor.perf.Offloading.HostRate r) {
+        if (r.host().assumed())
+            e.text("The run names no host: priced on the H200 machine's (" + r.host().label()
+                    + "), where it was measured; cluster.host names yours.");
     }
 
     /** The bubble, and when compute causes took part of it (their repair shrinks it too), what is left to it. */
@@ -466,6 +506,15 @@ public final class Explanations {
                 .count("zero_group_size", r.zeroGroupSize()).text(" GPUs), activations ").num("activations_gb", m.activationsGb(), "GB")
                 .text(", logits ").num("logits_gb", m.logitsGb(), "GB").text(", buffers ").num("buffers_gb", m.buffersGb(), "GB")
                 .text(". The run cannot start as configured.");
+    }
+
+    /** What the node's host must hold for offload, against its memory. */
+    public static Explain hostMemoryOverflow(HostMemoryFact h) {
+        return Explain.start().text("The offloaded states need ")
+                .eq(Eq.times(Eq.v("host_gb_per_gpu", h.perGpuGb(), "GB"), Eq.v("gpus_per_node", h.gpusPerNode(), "")),
+                        "host_need_gb", h.needGb(), "GB")
+                .text(" of host memory a node, and the host (" + h.host() + ") has ").num("host_memory_gb", h.haveGb(), "GB")
+                .text(". The run cannot start as configured: offload less, shard more (more nodes), or a host with more memory.");
     }
 
     /** No layout of the run's GPUs holds it; what would, from the layout search. */

@@ -105,7 +105,43 @@ public final class FactBuilder {
             Baseline.Priced q = b.price(RunChange.of(RunField.OFFLOAD, OPTIMIZER_OFFLOAD));
             facts.add(new OffloadFitFact(q != null && q.step().memory().headroomGb() >= 0));
         }
+        if (p.memory().hostGb() > 0 && cluster.host().memoryKnown())
+            facts.add(new HostMemoryFact(p.memory().hostGb(), cluster.gpusPerNode(), cluster.host().memoryGb(),
+                    cluster.host().label()));
+        PartialOffloadFact partial = partialOffload(b);
+        if (partial != null) facts.add(partial);
         return facts;
+    }
+
+    /**
+     * For a run that offloads its optimizer with a framework that can keep a share of it on the GPU at this ZeRO stage
+     * (DeepSpeed's offload_optimizer.ratio at stage 3, Megatron-Core's optimizer_offload_fraction): the smallest share
+     * on the host, in steps of {@link PartialOffloadFact#STEP}, at which the run still fits; null where none below the
+     * run's own fits, or where the run fits with nothing offloaded (drop-offload says that).
+     */
+    private static PartialOffloadFact partialOffload(Baseline b) {
+        RunMetrics run = b.catalogue().run();
+        dev.trainadvisor.spec.Offload o = run.training().offload();
+        dev.trainadvisor.spec.Framework.Offloads fw = run.training().framework().offloads();
+        if (o.optimizer() == dev.trainadvisor.spec.Offload.Tier.NONE || fw == null || !fw.ratioAt(run.parallel().zeroStage()))
+            return null;
+        int hi = (int) Math.round(o.ratio() / PartialOffloadFact.STEP);   // fits (the run's own)
+        if (!fits(b, o.withRatio(0.0)) && hi > 1) {
+            int lo = 0;                                                   // does not fit
+            while (hi - lo > 1) {
+                int mid = (lo + hi) / 2;
+                if (fits(b, o.withRatio(mid * PartialOffloadFact.STEP))) hi = mid;
+                else lo = mid;
+            }
+            double r = hi * PartialOffloadFact.STEP;
+            return r < o.ratio() ? new PartialOffloadFact(r, o.withRatio(r), fw.ratioFlag()) : null;
+        }
+        return null;
+    }
+
+    private static boolean fits(Baseline b, dev.trainadvisor.spec.Offload o) {
+        Baseline.Priced q = b.price(RunChange.of(RunField.OFFLOAD, o));
+        return q != null && q.step().memory().headroomGb() >= 0;
     }
 
     /** DeepSpeed ZeRO-Offload's: Adam's states, the master weights and the gradients on the host. */
@@ -235,15 +271,15 @@ public final class FactBuilder {
             if (ph.name().equals(Phase.OFFLOAD_COPIES)) copies += ph.exposedSeconds();
             if (ph.name().equals(Phase.OFFLOAD_UPDATE)) update += ph.exposedSeconds();
         }
-        double rate = dev.trainadvisor.perf.Offloading.hostParamsPerS(c);
+        dev.trainadvisor.perf.Offloading.HostRate rate = dev.trainadvisor.perf.Offloading.hostRate(c, run.training());
         java.util.List<String> tiers = new java.util.ArrayList<>();
         if (o.optimizer() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("optimizer: " + o.optimizer().key());
         if (o.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("master_weights: " + o.masterWeights().key());
         if (o.gradients() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("gradients: " + o.gradients().key());
         if (o.parameters() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("parameters: " + o.parameters().key());
         if (o.activations() != dev.trainadvisor.spec.Offload.Tier.NONE) tiers.add("activations: " + o.activations().key());
-        return new OffloadFact(String.join(", ", tiers), opt, copies, update, opt * rate, rate,
-                dev.trainadvisor.perf.Offloading.hostLinkGbps(c.gpu().hostPcieGen()));
+        return new OffloadFact(String.join(", ", tiers), opt, copies, update, opt * rate.paramsPerS(),
+                dev.trainadvisor.perf.Offloading.hostLinkGbps(c.gpu().hostPcieGen()), rate, o);
     }
 
     /** The PCIe generation of the node's host: the link's for a PCIe link, else the GPU's (4 when unknown). */

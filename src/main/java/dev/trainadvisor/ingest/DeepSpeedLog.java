@@ -382,6 +382,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
             if (accumulation > 0) config.put("training.micro_batches", accumulation);
             double stage = Num.parse(printed.get("zero_optimization_stage"));
             if (stage == 0 || stage == 1 || stage == 2 || stage == 3) config.put("parallel.zero_stage", (int) stage);
+            offload(printed.get("zero_config"), config);
             Boolean bf16 = MegatronCore.boolArg(printed, "bfloat16_enabled");
             if (bf16 == null) bf16 = MegatronCore.boolArg(printed, "bf16_enabled");
             Boolean fp16 = MegatronCore.boolArg(printed, "fp16_enabled");
@@ -389,6 +390,62 @@ public final class DeepSpeedLog extends GuardedLogParser {
             else if (Boolean.TRUE.equals(fp16)) config.put("training.precision", "fp16");
             else if (bf16 != null && fp16 != null) config.put("training.precision", "fp32");
         }
+    }
+
+    /**
+     * The offload DeepSpeed's {@code zero_config} print states (the repr of DeepSpeedZeroConfig, deepspeed/runtime/zero/
+     * config.py and offload_config.py): {@code offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu',
+     * nvme_path=None, ..., ratio=1.0)} puts the optimizer, its fp32 master weights and the gradients on that device
+     * (ZeRO-Offload); {@code offload_param=DeepSpeedZeroOffloadParamConfig(device='cpu', ...)} the parameters, at stage
+     * 3 only (the engine reads it there alone: a stage-2 config that sets it offloads no parameters). {@code None} or
+     * {@code device='none'}: nothing.
+     */
+    static void offload(String zeroConfig, Map<String, Object> config) {
+        if (zeroConfig == null) return;
+        long stage = zeroConfig.startsWith("stage=") ? Num.digitsAt(zeroConfig, 6) : -1;
+        String opt = device(zeroConfig, "offload_optimizer=");
+        if (opt != null) {
+            config.put("training.offload.optimizer", opt);
+            config.put("training.offload.master_weights", "cpu");
+            config.put("training.offload.gradients", "cpu");
+            double ratio = Num.parse(field(zeroConfig, "offload_optimizer=", "ratio="));
+            if (ratio > 0 && ratio < 1) config.put("training.offload.ratio", ratio);
+        }
+        String param = device(zeroConfig, "offload_param=");
+        if (param != null && stage == 3) config.put("training.offload.parameters", param);
+        String path = null;
+        if ("nvme".equals(opt)) path = field(zeroConfig, "offload_optimizer=", "nvme_path=");
+        if (path == null && "nvme".equals(param) && stage == 3) path = field(zeroConfig, "offload_param=", "nvme_path=");
+        if (path != null) config.put("training.offload.nvme_path", path);
+    }
+
+    /** The device of the offload config after {@code key}: "cpu" or "nvme", or null for None / 'none'. */
+    private static String device(String s, String key) {
+        String d = field(s, key, "device=");
+        return d == null ? null : switch (d.toLowerCase(java.util.Locale.ROOT)) {
+            case "cpu", "offloaddevicetype.cpu" -> "cpu";
+            case "nvme", "offloaddevicetype.nvme" -> "nvme";
+            default -> null;
+        };
+    }
+
+    /** The value of {@code name} inside the parenthesised config after {@code key}, unquoted; null if absent. */
+    private static String field(String s, String key, String name) {
+        int k = s.indexOf(key);
+        if (k < 0) return null;
+        int open = k + key.length();
+        while (open < s.length() && s.charAt(open) != '(' && s.charAt(open) != ' ') open++;
+        if (open >= s.length() || s.charAt(open) != '(') return null;      // None
+        int close = s.indexOf(')', open);
+        String inner = s.substring(open + 1, close < 0 ? s.length() : close);
+        for (String part : inner.split(",\\s*")) {
+            if (!part.startsWith(name)) continue;
+            String v = part.substring(name.length()).strip();
+            if (v.startsWith("PosixPath(")) v = v.substring(10);
+            v = v.replace("'", "").replace("\"", "");
+            return v.equals("None") || v.isEmpty() ? null : v;
+        }
+        return null;
     }
 
     /** The ThroughputTimer line: samples/s to extra (with the warning), MaxMemAllocated to peak memory. */

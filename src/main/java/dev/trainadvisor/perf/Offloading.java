@@ -1,6 +1,10 @@
 package dev.trainadvisor.perf;
 
+import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Framework;
+import dev.trainadvisor.spec.Host;
+import dev.trainadvisor.spec.HostOptimizer;
+import dev.trainadvisor.spec.Hosts;
 import dev.trainadvisor.spec.Offload;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Training;
@@ -8,14 +12,16 @@ import dev.trainadvisor.spec.Training;
 /**
  * What offload (training.offload) costs a step, operation by operation: the optimizer step the host runs, and the
  * copies between the GPU and its host over the host link. Measured on the H200 machine's 16 host cores
- * (bench/h200_host_offload.py, knowledge-base/measurements/h200-host-offload.json) and read against issue 18's
- * FSDP2 CPUOffloadPolicy run, fitted to nothing.
+ * (bench/h200_host_offload.py, bench/h200_host_adam.py; knowledge-base/hosts.json and measurements/h200-host-*.json)
+ * and read against issue 18's FSDP2 CPUOffloadPolicy run, fitted to nothing.
  *
  * <ul>
- *   <li>The host optimizer: PyTorch's AdamW on the CPU takes its single-tensor loop (foreach kernels are for CUDA
- *   devices only, torch/optim/optimizer.py _default_to_fused_or_foreach), measured at {@link #HOST_ADAMW_PARAMS_PER_S}
- *   with 16 threads; with fewer host cores a GPU gets a share of that rate as the measured foreach rates fall with the
- *   threads (0.72 of it at 8, 0.43 at 4).</li>
+ *   <li>The host optimizer ({@link #hostRate}): the node's ranks share its cores and its memory. A rank runs the
+ *   framework's host optimizer (PyTorch's single-tensor CPU AdamW, its fused kernel, DeepSpeed's CPUAdam) with the
+ *   threads its launcher leaves it (torchrun: one a rank when a node has several; DeepSpeed's launcher: all the cores),
+ *   at the rate measured for that many threads in one process; the node's memory bandwidth caps the ranks together at
+ *   its triad rate over the bytes of triad the optimizer costs a parameter; ranks unbound on more threads than cores
+ *   lose the measured share of the bound rate.</li>
  *   <li>Copies: pinned host memory moves {@link #HOST_LINK_GEN5_GBPS} each way on PCIe Gen5 x16; a host link of an older
  *   generation half as much per generation down (the PCIe line rate halves: 63, 31.5, 15.8 GB/s for x16).</li>
  *   <li>ZeRO 3 with the parameters offloaded (FSDP's CPUOffloadPolicy): the shard is copied host to device before each
@@ -32,25 +38,37 @@ import dev.trainadvisor.spec.Training;
 public final class Offloading {
     private Offloading() {}
 
-    /** PyTorch AdamW on the CPU, default (single-tensor) path, 16 threads: 1.21e9 fp32 parameters in 1.72 s (measured). */
-    public static final double HOST_ADAMW_PARAMS_PER_S = 0.70e9;
-
-    /**
-     * The measured foreach rate at 16, 8 and 4 threads over its rate at 16, how the host's rate falls with its cores;
-     * at one thread the host triad's share, 12.0 of 84.7 GB/s (the same measurement).
-     */
-    static final double[][] THREAD_SCALING = {{1, 0.14}, {4, 0.43}, {8, 0.72}, {16, 1.0}};
-
-    /** Host cores the model assumes a node has when the run does not say: the H200 machine's, where it was measured. */
-    public static final int DEFAULT_HOST_CORES = 16;
-
     /** Pinned copies each way on PCIe Gen5 x16, measured on the H200 machine: 55.2 GB/s at 1 GiB. */
     public static final double HOST_LINK_GEN5_GBPS = 55.2;
 
     /** The phases offload adds to a step. */
     public record Cost(double hostOptimizerS, double copiesInS, double copiesHiddenS, double copiesOutS,
-                       double hostLinkGbps, double hostParamsPerS) {
-        static final Cost NONE = new Cost(0, 0, 0, 0, 0, 0);
+                       double hostLinkGbps, HostRate rate) {
+        static final Cost NONE = new Cost(0, 0, 0, 0, 0, null);
+    }
+
+    /**
+     * The host's optimizer rate for one GPU, and what sets it.
+     *
+     * @param optimizer        the host optimizer (knowledge-base/hosts.json)
+     * @param ranks            the ranks of a node whose optimizers share the host
+     * @param threadsPerRank   the threads each rank runs it with
+     * @param bound            each rank on its own share of the cores
+     * @param oversubscription ranks x threads over the cores (above 1: threads wait for cores)
+     * @param coresPerS        a rank's rate from its threads alone (one process, measured)
+     * @param bandwidthPerS    a rank's share of what the node's memory bandwidth allows
+     * @param unboundShare     what unbound ranks keep of the bound rate at this oversubscription
+     * @param paramsPerS       the rate: the smaller of the two, times the share
+     */
+    public record HostRate(HostOptimizer optimizer, Host host, int ranks, double threadsPerRank, boolean bound,
+                           double oversubscription, double coresPerS, double bandwidthPerS, double unboundShare,
+                           double paramsPerS) {
+
+        /** Whether the host's memory bandwidth, not its cores, sets the rate. */
+        public boolean bandwidthBound() { return bandwidthPerS < coresPerS; }
+
+        /** Host cores no rank's optimizer uses. */
+        public double idleCores() { return Math.max(0, host.cores() - ranks * threadsPerRank); }
     }
 
     /** A GPU's host link, GB/s each way, from its host interface's PCIe generation (4 when unknown). */
@@ -59,21 +77,32 @@ public final class Offloading {
         return HOST_LINK_GEN5_GBPS * Math.pow(2, gen - 5);
     }
 
-    /** The host's AdamW rate for one GPU of {@code c}: the node's host cores shared among its GPUs. */
-    public static double hostParamsPerS(dev.trainadvisor.spec.Cluster c) {
-        return hostParamsPerS((double) DEFAULT_HOST_CORES / c.gpusPerNode());
-    }
-
-    /** The host's AdamW rate for one GPU, with {@code threads} host cores to itself. */
-    public static double hostParamsPerS(double threads) {
-        double[][] t = THREAD_SCALING;
-        if (threads >= t[t.length - 1][0]) return HOST_ADAMW_PARAMS_PER_S;
-        for (int i = 1; i < t.length; i++)
-            if (threads <= t[i][0]) {
-                double f = (threads - t[i - 1][0]) / (t[i][0] - t[i - 1][0]);
-                return HOST_ADAMW_PARAMS_PER_S * (t[i - 1][1] + f * (t[i][1] - t[i - 1][1]));
-            }
-        return HOST_ADAMW_PARAMS_PER_S * t[0][1];
+    /**
+     * The host's optimizer rate for one GPU of {@code c} running {@code t}: the framework's host optimizer and launcher
+     * unless the run's offload names them (host_optimizer, host_threads, bind_cores).
+     */
+    public static HostRate hostRate(Cluster c, Training t) {
+        Offload o = t.offload();
+        Framework.Offloads fw = t.framework().offloads();
+        if (fw == null) fw = Framework.Offloads.DEFAULT;
+        HostOptimizer opt = Hosts.builtIn().optimizer(o.hostOptimizer() != null ? o.hostOptimizer() : fw.hostOptimizer());
+        Host host = c.host();
+        int ranks = c.gpusPerNode();
+        double cores = host.cores();
+        double share = cores / ranks;
+        boolean bound = Boolean.TRUE.equals(o.bindCores());
+        double threads;
+        if (o.hostThreads() != null) threads = o.hostThreads();
+        else if (bound) threads = share;
+        else threads = fw.launcher().equals("torchrun") && ranks > 1 ? 1 : cores;
+        if (bound) threads = Math.min(threads, share);
+        double over = ranks * threads / cores;
+        double effective = !bound && over > 1 ? share : threads;
+        double coreRate = opt.paramsPerS(effective);
+        double bwRate = host.memoryBandwidthGbps() * 1e9 / opt.triadBytesPerParam() / ranks;
+        double unbound = bound ? 1 : opt.unboundShare(over);
+        return new HostRate(opt, host, ranks, threads, bound, over, coreRate, bwRate, unbound,
+                Math.min(coreRate, bwRate) * unbound);
     }
 
     static Cost of(StepContext s, ComputeTime compute, Efficiency eff) {
@@ -82,7 +111,8 @@ public final class Offloading {
         if (!o.any()) return Cost.NONE;
         Parallel p = s.parallel();
         double link = hostLinkGbps(s.cluster().gpu().hostPcieGen()) * 1e9;
-        double rate = hostParamsPerS(s.cluster());
+        HostRate hr = hostRate(s.cluster(), t);
+        double rate = hr.paramsPerS();
         // this GPU's shard of the optimizer's parameters
         double shard = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
         int mb = t.microBatches();
@@ -105,6 +135,6 @@ public final class Offloading {
         }
         if (o.optimizer() != Offload.Tier.NONE && p.zeroStage() < 3)
             out += shard * o.hostOptimizerShare() * s.elementBytes() / link;
-        return new Cost(hostOpt, in, hiddenCopy, out, link / 1e9, rate);
+        return new Cost(hostOpt, in, hiddenCopy, out, link / 1e9, hr);
     }
 }

@@ -1,6 +1,7 @@
 package dev.trainadvisor.search;
 
 import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.Offload;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
@@ -21,7 +22,15 @@ import java.util.Locale;
  */
 public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
                      int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
-                     Precision precision) {
+                     Precision precision, Offload offload) {
+
+    /** A layout that keeps everything on the GPU. */
+    public Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
+                  int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
+                  Precision precision) {
+        this(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize, microBatches, recompute,
+                recomputeFraction, precision, Offload.NONE);
+    }
 
     /** The layout a run has. */
     public static Layout of(RunMetrics run) {
@@ -29,14 +38,20 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         return new Layout(p.tp(), p.pp(), p.virtualStages(), p.cp(), p.dp(), p.ep(), p.etp(), p.sequenceParallel(),
                 p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute(),
-                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision());
+                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision(), t.offload());
     }
 
     /** The same layout with another recomputation: full at this layout's fraction when it had full, else in full. */
     public Layout withRecompute(Recompute r) {
         double fraction = r == Recompute.FULL && recompute == Recompute.FULL ? recomputeFraction : 1.0;
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, r, fraction, precision);
+                microBatches, r, fraction, precision, offload);
+    }
+
+    /** The same layout with what it keeps on the host. */
+    public Layout withOffload(Offload o) {
+        return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
+                microBatches, recompute, recomputeFraction, precision, o);
     }
 
     /** The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on. */
@@ -47,7 +62,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,
-                t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(), t.implementation(), t.offload());
+                t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(), t.implementation(), offload);
         return new RunMetrics(run.name(), run.model(), p, nt, run.measured());
     }
 
@@ -63,7 +78,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 .and(RunField.OVERLAP_PARAM_GATHER, true).and(RunField.MICRO_BATCH_SIZE, microBatchSize)
                 .and(RunField.MICRO_BATCHES, microBatches).and(RunField.RECOMPUTE, recompute)
                 .and(RunField.RECOMPUTE_FRACTION, recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null)
-                .and(RunField.PRECISION, precision);
+                .and(RunField.PRECISION, precision).and(RunField.OFFLOAD, offload.any() ? offload : null);
     }
 
     /** The fields whose values differ from {@code from}'s. */
@@ -92,6 +107,18 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         return s.append(", ZeRO ").append(zeroStage).append(", micro-batch ").append(microBatchSize).append(" x ")
                 .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
                 .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "")
-                .append(precision == Precision.FP8 ? ", fp8" : "").toString();
+                .append(precision == Precision.FP8 ? ", fp8" : "").append(offload.any() ? ", offload " + offloaded() : "")
+                .toString();
+    }
+
+    /** What the layout keeps on the host, shortly: "optimizer", "optimizer+parameters", "optimizer 40%". */
+    private String offloaded() {
+        StringBuilder b = new StringBuilder();
+        if (offload.optimizer() != Offload.Tier.NONE) b.append("optimizer");
+        if (offload.parameters() != Offload.Tier.NONE) b.append(b.length() > 0 ? "+" : "").append("parameters");
+        if (offload.activations() != Offload.Tier.NONE) b.append(b.length() > 0 ? "+" : "").append("activations");
+        if (offload.optimizer() == Offload.Tier.NVME || offload.parameters() == Offload.Tier.NVME) b.append(" (nvme)");
+        if (offload.ratio() != 1.0) b.append(' ').append(Math.round(offload.ratio() * 100)).append('%');
+        return b.toString();
     }
 }

@@ -8,6 +8,7 @@ import dev.trainadvisor.perf.StepModel;
 import dev.trainadvisor.perf.StepPrediction;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Offload;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
@@ -41,7 +42,7 @@ public final class LayoutSearch {
 
     /** Every knob the search may vary (--vary names them as the run file does). */
     public static final List<String> KNOBS = List.of("tp", "pp", "virtual_stages", "cp", "ep", "etp",
-            "sequence_parallel", "zero_stage", "micro_batch_size", "recompute", "fp8");
+            "sequence_parallel", "zero_stage", "micro_batch_size", "recompute", "offload", "fp8");
 
     /**
      * The knobs varied unless asked otherwise: all but fp8, which changes the numerics of every GEMM (a run that is
@@ -143,13 +144,18 @@ public final class LayoutSearch {
     static final Comparator<Candidate> ORDER = Comparator.comparingDouble(Candidate::tokensPerGpuPerS).reversed()
             .thenComparing(c -> c.layout().describe());
 
-    /** The first recomputation, from none to full, at which the layout fits; null when none does. */
+    /**
+     * The first recomputation, from none to full, at which the layout fits, with nothing offloaded; where none does, the
+     * same with the optimizer offloaded (ZeRO-Offload), then at ZeRO 3 with the parameters too: offload is the last
+     * resort, tried only where the GPUs cannot hold the layout at any recomputation. Null when nothing fits.
+     */
     private static Candidate best(Cluster cluster, RunMetrics run, Layout l, Options o, AtomicLong predicted,
                                   AtomicLong pruned) {
         List<Recompute> order = o.vary().contains("recompute")
                 ? List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL) : List.of(l.recompute());
+        for (Offload off : offloads(run, l, o.vary()))
         for (Recompute r : order) {
-            Layout x = l.withRecompute(r);
+            Layout x = l.withOffload(off).withRecompute(r);
             RunMetrics laid = x.apply(run);
             MemoryEstimate m = MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
             if (m.totalGb() > m.capacityGb() * (1 - o.headroom())) {
@@ -160,6 +166,31 @@ public final class LayoutSearch {
             return candidate(cluster, laid, x, o.headroom());
         }
         return null;
+    }
+
+    /** ZeRO-Offload's states (optimizer, master weights, gradients) on the host. */
+    static final Offload OPTIMIZER_OFFLOAD = new Offload(Offload.Tier.CPU, Offload.Tier.CPU, Offload.Tier.CPU,
+            Offload.Tier.NONE, Offload.Tier.NONE, 1.0, null);
+
+    /**
+     * What the layout may keep on the host, in the order tried: with the offload knob, nothing, then the optimizer's
+     * states, then at ZeRO 3 the parameters too, where the run's framework offloads at all (the run's own host
+     * optimizer, threads and binding kept); without it, the run's own offload (its parameters left on the GPU at a stage
+     * that does not shard them).
+     */
+    static List<Offload> offloads(RunMetrics run, Layout l, Set<String> vary) {
+        Offload own = run.training().offload();
+        if (!vary.contains("offload") || run.training().framework().offloads() == null) {
+            if (own.parameters() != Offload.Tier.NONE && l.zeroStage() != 3)
+                own = new Offload(own.optimizer(), own.masterWeights(), own.gradients(), Offload.Tier.NONE,
+                        own.activations(), own.ratio(), own.optimizer() == Offload.Tier.NVME ? own.nvmePath() : null,
+                        own.hostOptimizer(), own.hostThreads(), own.bindCores());
+            return List.of(own);
+        }
+        Offload opt = OPTIMIZER_OFFLOAD.withHost(own.hostOptimizer(), own.hostThreads(), own.bindCores());
+        if (l.zeroStage() != 3) return List.of(Offload.NONE, opt);
+        return List.of(Offload.NONE, opt, new Offload(Offload.Tier.CPU, Offload.Tier.CPU, Offload.Tier.CPU, Offload.Tier.CPU,
+                Offload.Tier.NONE, 1.0, null, own.hostOptimizer(), own.hostThreads(), own.bindCores()));
     }
 
     /** The layout as the model predicts it; null when it does not leave {@code headroom} of the memory free. */

@@ -61,4 +61,13 @@ public final class Bounds {
     static String range(int max) {
         return "a positive integer (1 to " + max + ")";
     }
+
+    /** A node's host cores. The largest two-socket servers have 256 to 384 (2 x AMD EPYC 9965: 384). */
+    public static final int HOST_CORES = 1 << 16;
+
+    /** A node's host memory, GB. The largest servers hold 6 to 12 TB. */
+    public static final double HOST_MEMORY_GB = 1 << 20;
+
+    /** A node's host memory bandwidth, GB/s. Two-socket servers reach 0.3 to 1.2 TB/s; a Grace-Hopper node 0.5 a chip. */
+    public static final double HOST_MEMORY_GBPS = 1 << 16;
 }

@@ -18,7 +18,28 @@ public record Framework(String key, String name, String version, String versionD
                         Fact<AttentionKernel> attentionKernel, Fact<Map<String, AttentionKernel>> attentionByArchitecture,
                         Fact<ElementwiseKernels> elementwiseKernels,
                         Fact<Double> hostSecondsPerStep, Fact<FlopsConvention> flopsConvention,
-                        List<String> logFormats, List<String> tflopsConventions) {
+                        List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload) {
+
+    /**
+     * How the framework offloads (its profile's {@code offload} fact): the optimizer its host runs, the launcher that
+     * sets its ranks' host threads, and the ZeRO stages at which a share of the optimizer may stay on the GPU
+     * (DeepSpeed's offload_optimizer.ratio, Megatron-Core's optimizer_offload_fraction). A fact whose value is null: the
+     * framework does not offload.
+     *
+     * @param ratioFlag the framework's switch for the share, as a user writes it; null where it has none
+     */
+    public record Offloads(String hostOptimizer, String launcher, List<Integer> ratioStages, String ratioFlag) {
+
+        /** What a framework whose profile says nothing of offload is taken to do: PyTorch's, under torchrun. */
+        public static final Offloads DEFAULT = new Offloads("torch-adamw", "torchrun", List.of(), null);
+
+        public boolean ratioAt(int zeroStage) { return ratioStages.contains(zeroStage); }
+    }
+
+    /** How it offloads: its profile's, {@link Offloads#DEFAULT} where the profile says nothing; null where it cannot. */
+    public Offloads offloads() {
+        return offload == null ? Offloads.DEFAULT : offload.value();
+    }
 
     /** The framework's name and version as the advice prints it: "InternEvo (InternLM) 2023". */
     public String label() { return version == null ? key : key + " " + version; }

@@ -125,7 +125,7 @@ public final class Frameworks {
     private static final Set<String> TOP = Set.of("key", "name", "aliases", "code", "named_by", "default_version",
             "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "attention_kernel_by_architecture",
             "elementwise_kernels",
-            "host_seconds_per_step", "flops_convention", "notes", "$comment");
+            "host_seconds_per_step", "flops_convention", "offload", "notes", "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
@@ -206,7 +206,31 @@ public final class Frameworks {
                     if (c == null) throw new IllegalArgumentException("one of " + FlopsConvention.keys());
                     return c;
                 }, false),
-                strings(raw.path("named_by").path("log_formats")), strings(raw.path("named_by").path("tflops_conventions")));
+                strings(raw.path("named_by").path("log_formats")), strings(raw.path("named_by").path("tflops_conventions")),
+                fact(top, "offload", Frameworks::offloads, false));
+    }
+
+    private static final Set<String> OFFLOADS = Set.of("host_optimizer", "launcher", "ratio_stages", "ratio_flag");
+    private static final Set<String> LAUNCHERS = Set.of("torchrun", "deepspeed");
+
+    /** {@code {host_optimizer, launcher, ratio_stages?, ratio_flag?}}. */
+    private static Framework.Offloads offloads(JsonNode n) {
+        if (!n.isObject()) throw new IllegalArgumentException("{host_optimizer, launcher, ratio_stages, ratio_flag}");
+        n.fieldNames().forEachRemaining(k -> {
+            if (!OFFLOADS.contains(k)) throw new IllegalArgumentException("only " + OFFLOADS + ", not '" + k + "'");
+        });
+        String opt = n.path("host_optimizer").asText("");
+        if (!Hosts.builtIn().optimizers().containsKey(opt))
+            throw new IllegalArgumentException("host_optimizer one of " + Hosts.builtIn().optimizers().keySet());
+        String launcher = n.path("launcher").asText("");
+        if (!LAUNCHERS.contains(launcher)) throw new IllegalArgumentException("launcher one of " + LAUNCHERS);
+        List<Integer> stages = new ArrayList<>();
+        for (JsonNode st : n.path("ratio_stages")) {
+            if (!st.isInt() || st.asInt() < 0 || st.asInt() > 3) throw new IllegalArgumentException("ratio_stages of 0 to 3");
+            stages.add(st.asInt());
+        }
+        return new Framework.Offloads(opt, launcher, List.copyOf(stages),
+                n.hasNonNull("ratio_flag") ? n.get("ratio_flag").asText() : null);
     }
 
     private static Framework.Sync sync(Fields s, boolean gradients) {

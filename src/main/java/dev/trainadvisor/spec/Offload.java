@@ -14,9 +14,33 @@ import java.util.Locale;
  * @param ratio    the share of the optimizer's work offloaded (DeepSpeed's offload_optimizer.ratio, ZeRO-Offload++'s
  *                 partial offload), 1 for all of it
  * @param nvmePath where an NVMe tier lives (DeepSpeed's nvme_path), or null
+ * @param hostOptimizer the optimizer the host runs (knowledge-base/hosts.json host_optimizers), or null for the
+ *                      framework's (its profile's offload fact)
+ * @param hostThreads   the host threads each rank's optimizer runs (its OMP_NUM_THREADS), or null for what the
+ *                      framework's launcher leaves it
+ * @param bindCores     each rank bound to its own share of the host's cores (DeepSpeed's --bind_cores_to_rank,
+ *                      numactl / taskset), or null for unbound
  */
 public record Offload(Tier optimizer, Tier masterWeights, Tier gradients, Tier parameters, Tier activations,
-                      double ratio, String nvmePath) {
+                      double ratio, String nvmePath, String hostOptimizer, Integer hostThreads, Boolean bindCores) {
+
+    /** The tiers, ratio and path, the host's optimizer, threads and binding left to the framework. */
+    public Offload(Tier optimizer, Tier masterWeights, Tier gradients, Tier parameters, Tier activations, double ratio,
+                   String nvmePath) {
+        this(optimizer, masterWeights, gradients, parameters, activations, ratio, nvmePath, null, null, null);
+    }
+
+    /** The same offload with the host's optimizer, threads a rank and binding set (null leaves one to the framework). */
+    public Offload withHost(String optimizer, Integer threads, Boolean bind) {
+        return new Offload(this.optimizer, masterWeights, gradients, parameters, activations, ratio, nvmePath, optimizer,
+                threads, bind);
+    }
+
+    /** The same offload with another share of the optimizer on the host. */
+    public Offload withRatio(double r) {
+        return new Offload(optimizer, masterWeights, gradients, parameters, activations, r, nvmePath, hostOptimizer,
+                hostThreads, bindCores);
+    }
 
     /** Where a state lives. */
     public enum Tier {

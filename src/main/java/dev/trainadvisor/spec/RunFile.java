@@ -21,7 +21,29 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
      * @param interNode null: no network (one node)
      */
     public record ClusterPart(String name, Gpu gpu, int nodes, int gpusPerNode, IntraPart intraNode, InterPart interNode,
-                              Integer nvlinkDomain) {}
+                              Integer nvlinkDomain, HostPart host) {
+
+        public ClusterPart(String name, Gpu gpu, int nodes, int gpusPerNode, IntraPart intraNode, InterPart interNode,
+                           Integer nvlinkDomain) {
+            this(name, gpu, nodes, gpusPerNode, intraNode, interNode, nvlinkDomain, null);
+        }
+    }
+
+    /**
+     * The host as the file says it: a catalogue key, or cores and bandwidth, and its memory; null fields take the
+     * catalogue's (the default host's where no key is given).
+     */
+    public record HostPart(String key, Integer cores, Double memoryBandwidthGbps, Double memoryGb) {
+
+        /** The host a resolved cluster has, as a file writes it back; null for the default host as assumed. */
+        static HostPart of(Host h) {
+            if (h.assumed()) return h.memoryKnown() ? new HostPart(null, null, null, h.memoryGb()) : null;
+            Host known = h.key() == null ? null : Hosts.builtIn().hosts().get(h.key());
+            if (known != null && known.cores() == h.cores() && known.memoryBandwidthGbps() == h.memoryBandwidthGbps())
+                return new HostPart(h.key(), null, null, known.memoryGb() != h.memoryGb() ? h.memoryGb() : null);
+            return new HostPart(null, h.cores(), h.memoryBandwidthGbps(), Double.isNaN(h.memoryGb()) ? null : h.memoryGb());
+        }
+    }
 
     /** The intra-node link and what the file says of its host; null fields follow from the link, GPU and node. */
     public record IntraPart(String link, Integer sockets, Transport transport, String gpuPath, Double busbwGbps) {}
@@ -79,7 +101,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                     n.sharp() ? Boolean.TRUE : null);
         }
         ClusterPart cluster = new ClusterPart(c.name(), c.gpu(), c.nodes(), c.gpusPerNode(), intra, inter,
-                c.nvlinkDomain() != c.gpusPerNode() ? c.nvlinkDomain() : null);
+                c.nvlinkDomain() != c.gpusPerNode() ? c.nvlinkDomain() : null, HostPart.of(c.host()));
         Parallel p = run.parallel();
         ParallelPart parallel = new ParallelPart(p.tp(), p.pp(), p.dp(), p.cp(), p.ep(), p.sequenceParallel(),
                 p.zeroStage(), p.zeroGroupSize(), p.virtualStages(), p.overlapGradReduce(), p.overlapParamGather(),
@@ -108,6 +130,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
         Double intraBusbw, interBusbw;
         Boolean sharp;
         Model model;
+        HostPart host;
         final Par parallel = new Par();
         final Train training = new Train();
 
@@ -139,6 +162,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             nodes = c.nodes();
             gpusPerNode = c.gpusPerNode();
             nvlinkDomain = c.nvlinkDomain();
+            host = c.host();
             if (c.intraNode() != null) {
                 IntraPart i = c.intraNode();
                 intraLink = i.link();
@@ -195,7 +219,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                     ? null : new InterPart(interLink, nics, interBusbw, sharp);
             Par p = parallel;
             Train t = training;
-            return new RunFile(name, new ClusterPart(clusterName, gpu, nodes, gpusPerNode, intra, inter, nvlinkDomain), model,
+            return new RunFile(name, new ClusterPart(clusterName, gpu, nodes, gpusPerNode, intra, inter, nvlinkDomain, host), model,
                     new ParallelPart(p.tp, p.pp, p.dp, p.cp, p.ep, p.sequenceParallel, p.zeroStage, p.zeroGroupSize,
                             p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb,
                             p.gradReduceEveryMicroBatch),

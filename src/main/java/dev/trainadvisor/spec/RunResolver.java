@@ -69,7 +69,18 @@ final class RunResolver {
                 throw error(file, "cluster.nvlink_domain", "an NVLink intra-node link to join nodes: " + link.key() + " is "
                         + link.kind().key() + ", which stays inside a node");
         }
-        return new Cluster(name, gpu, nodes, perNode, link, network, domain);
+        return new Cluster(name, gpu, nodes, perNode, link, network, domain, host(c.host()));
+    }
+
+    /** The node's host: the catalogue's by key, the file's cores and bandwidth, or the default (assumed); its memory. */
+    static Host host(RunFile.HostPart h) {
+        Hosts hosts = Hosts.builtIn();
+        if (h == null) return hosts.defaultHost();
+        Host base = h.key() != null ? hosts.hosts().get(h.key())
+                : h.cores() != null ? new Host(null, h.cores(), h.memoryBandwidthGbps(), Double.NaN,
+                        "the run file's cluster.host", false)
+                : hosts.defaultHost();
+        return h.memoryGb() != null ? base.withMemoryGb(h.memoryGb()) : base;
     }
 
     private static final java.util.regex.Pattern PCIE_GEN = java.util.regex.Pattern.compile("PCIe(\\d)");
@@ -181,7 +192,7 @@ final class RunResolver {
                 : fw.elementwiseKernels() != null && fw.elementwiseKernels().value() != null ? fw.elementwiseKernels().value()
                 : ElementwiseKernels.FUSED;
         Offload offload = t.offload() != null ? t.offload() : Offload.NONE;
-        checkOffload(offload, or(par.zeroStage(), 0), file);
+        checkOffload(offload, or(par.zeroStage(), 0), fw, file);
         return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel, elementwise,
                 Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl, offload);
     }
@@ -192,8 +203,19 @@ final class RunResolver {
      * NVMe tier (DeepSpeed's offload_optimizer and offload_param device nvme), and it needs its path; a ratio or a path
      * with nothing that uses it is refused, not ignored.
      */
-    static void checkOffload(Offload o, int zeroStage, String file) {
+    static void checkOffload(Offload o, int zeroStage, Framework fw, String file) {
         String at = "training.offload.";
+        if (o.any() && fw.offloads() == null)
+            throw error(file, "training.offload", "no offload with " + fw.label() + ", which does not offload ("
+                    + fw.offload().source() + "); or another training.framework");
+        if (o.ratio() != 1.0 && fw.offload() != null && fw.offloads() != null && !fw.offloads().ratioAt(zeroStage))
+            throw error(file, at + "ratio", "1 with " + fw.label() + (fw.offloads().ratioStages().isEmpty()
+                    ? ", which offloads the whole optimizer or none of it"
+                    : ", which keeps part of the optimizer on the GPU only at ZeRO stage " + fw.offloads().ratioStages()
+                    + " (" + fw.offloads().ratioFlag() + ")") + "; zero_stage is " + zeroStage);
+        if ((o.hostOptimizer() != null || o.hostThreads() != null || o.bindCores() != null) && o.optimizer() == Offload.Tier.NONE)
+            throw error(file, at + (o.hostOptimizer() != null ? "host_optimizer" : o.hostThreads() != null ? "host_threads"
+                    : "bind_cores"), "none without the optimizer offloaded (optimizer: cpu): they say how the host runs it");
         if (o.parameters() != Offload.Tier.NONE && zeroStage != 3)
             throw error(file, at + "parameters", "none unless the parameters are sharded: offloading them needs ZeRO 3 or "
                     + "FSDP (parallel.zero_stage: 3), and zero_stage is " + zeroStage);

@@ -35,7 +35,8 @@ public final class SpecReader {
     private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log",
             "nccl_tests", "topology", "config");
     private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
-            "gpus_per_node", "intra_node", "inter_node", "nvlink_domain");
+            "gpus_per_node", "intra_node", "inter_node", "nvlink_domain", "host", "host_memory_gb");
+    private static final Set<String> HOST = Set.of("name", "cores", "memory_bandwidth_gbps", "source", "notes");
     private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
     private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests", "sharp");
     private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
@@ -52,7 +53,7 @@ public final class SpecReader {
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload");
     private static final Set<String> OFFLOAD = Set.of("optimizer", "master_weights", "gradients", "parameters",
-            "activations", "ratio", "nvme_path");
+            "activations", "ratio", "nvme_path", "host_optimizer", "host_threads", "bind_cores");
     private static final Set<String> METRICS = Metric.keys();
 
     private final Catalog catalog;
@@ -241,7 +242,37 @@ public final class SpecReader {
         }
         String name = c.string("name", null);
         Integer domain = c.given("nvlink_domain") ? c.positiveInt("nvlink_domain", perNode, Bounds.GPUS) : null;
-        return new RunFile.ClusterPart(name, gpu, nodes, perNode, intraPart, interPart, domain);
+        return new RunFile.ClusterPart(name, gpu, nodes, perNode, intraPart, interPart, domain, host(c));
+    }
+
+    /**
+     * {@code cluster.host}: a host of knowledge-base/hosts.json by key, or {@code {cores, memory_bandwidth_gbps}} (the
+     * node's CPU cores and its host memory bandwidth as a STREAM triad measures it); {@code cluster.host_memory_gb}: the
+     * node's host memory. Null when the file says neither.
+     */
+    private static RunFile.HostPart host(Fields c) {
+        Double memory = c.given("host_memory_gb") ? c.positiveDouble("host_memory_gb", 0) : null;
+        if (memory != null && memory > Bounds.HOST_MEMORY_GB)
+            throw c.error("host_memory_gb", "at most " + (long) Bounds.HOST_MEMORY_GB + " GB of host memory a node, got "
+                    + memory);
+        if (!c.given("host")) return memory == null ? null : new RunFile.HostPart(null, null, null, memory);
+        JsonNode raw = c.raw("host");
+        if (raw.isTextual())
+            return new RunFile.HostPart(Hosts.builtIn().host(raw.asText(), c.file(), "cluster.host").key(), null, null,
+                    memory);
+        if (!raw.isObject())
+            throw c.error("host", "a host of knowledge-base/hosts.json (" + String.join(", ", Hosts.builtIn().hosts()
+                    .keySet()) + ") or {cores, memory_bandwidth_gbps}, got " + Fields.describe(raw));
+        Fields h = c.object("host");
+        h.allowOnly(HOST);
+        int cores = h.requirePositiveInt("cores", Bounds.HOST_CORES);
+        if (!h.has("memory_bandwidth_gbps"))
+            throw h.error("memory_bandwidth_gbps", "the node's host memory bandwidth in GB/s, as a STREAM triad measures it"
+                    + " (or the datasheet's channels x MT/s x 8 bytes x " + Hosts.builtIn().triadShare() + ")");
+        double bw = h.positiveDouble("memory_bandwidth_gbps", 0);
+        if (bw > Bounds.HOST_MEMORY_GBPS)
+            throw h.error("memory_bandwidth_gbps", "at most " + (long) Bounds.HOST_MEMORY_GBPS + " GB/s, got " + bw);
+        return new RunFile.HostPart(null, cores, bw, memory);
     }
 
     /** The worst path between two GPUs as nvidia-smi topo -m prints it, normalised (SOC is SYS, NV18 is NV); or null. */
@@ -404,7 +435,11 @@ public final class SpecReader {
                 o.choice("gradients", Offload.Tier.NONE, Offload.Tier.class),
                 o.choice("parameters", Offload.Tier.NONE, Offload.Tier.class),
                 o.choice("activations", Offload.Tier.NONE, Offload.Tier.class), ratio == null ? 1.0 : ratio,
-                o.string("nvme_path", null));
+                o.string("nvme_path", null),
+                o.given("host_optimizer") ? Hosts.builtIn().optimizer(o.requireString("host_optimizer"), o.file(),
+                        "training.offload.host_optimizer").key() : null,
+                o.given("host_threads") ? o.positiveInt("host_threads", 1, Bounds.HOST_CORES) : null,
+                o.given("bind_cores") ? o.bool("bind_cores", false) : null);
     }
 
     /** The parallel section as the file gives it: each value checked alone, defaults left to {@link RunResolver}. */

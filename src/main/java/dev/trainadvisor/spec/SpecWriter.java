@@ -51,6 +51,16 @@ public final class SpecWriter {
         o.put("nodes", c.nodes());
         o.put("gpus_per_node", c.gpusPerNode());
         if (c.nvlinkDomain() != null) o.put("nvlink_domain", c.nvlinkDomain());
+        RunFile.HostPart h = c.host();
+        if (h != null) {
+            if (h.key() != null) o.put("host", h.key());
+            else if (h.cores() != null) {
+                ObjectNode host = o.putObject("host");
+                host.put("cores", h.cores());
+                host.put("memory_bandwidth_gbps", h.memoryBandwidthGbps());
+            }
+            if (h.memoryGb() != null) o.put("host_memory_gb", h.memoryGb());
+        }
         RunFile.IntraPart i = c.intraNode();
         if (i != null) {
             ObjectNode intra = o.putObject("intra_node");
@@ -162,6 +172,9 @@ public final class SpecWriter {
         if (off.activations() != Offload.Tier.NONE) x.put("activations", off.activations().key());
         if (off.ratio() != 1.0) x.put("ratio", off.ratio());
         if (off.nvmePath() != null) x.put("nvme_path", off.nvmePath());
+        if (off.hostOptimizer() != null) x.put("host_optimizer", off.hostOptimizer());
+        if (off.hostThreads() != null) x.put("host_threads", off.hostThreads());
+        if (off.bindCores() != null) x.put("bind_cores", off.bindCores());
         return x;
     }
 

@@ -90,4 +90,40 @@ class DeepSpeedLogTest {
         assertEquals(1, p.steps());
         assertFalse(p.extra().containsKey("profiler_tflops_per_gpu"));
     }
+
+    /** The engine's config print of zero_config, as DeepSpeed 0.14 writes it (the repr of DeepSpeedZeroConfig). */
+    static String zeroConfig(int stage, String param, String optimizer) {
+        return "[2024-07-10 16:18:04,390] [INFO] [config.py:1000:print]   zero_config .................. stage=" + stage
+                + " contiguous_gradients=True reduce_scatter=True reduce_bucket_size=500,000,000 overlap_comm=False "
+                + "load_from_fp32_weights=True elastic_checkpoint=False offload_param=" + param + " offload_optimizer="
+                + optimizer + " sub_group_size=1,000,000,000 cpu_offload_param=None cpu_offload=None\n"
+                + "[2024-07-10 16:18:04,390] [INFO] [config.py:1000:print]   zero_optimization_stage ...... " + stage + "\n"
+                + "[2024-07-10 16:18:10,000] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=0, lr=[1e-4], mom=[(0.9, 0.95)]\n";
+    }
+
+    @Test
+    void theOffloadDeepSpeedPrintsIsTheRunsOffload() {
+        String cpuOpt = "DeepSpeedZeroOffloadOptimizerConfig(device='cpu', nvme_path=None, buffer_count=4, pin_memory=True, "
+                + "pipeline=False, pipeline_read=False, pipeline_write=False, fast_init=False, ratio=1.0)";
+        String cpuParam = "DeepSpeedZeroOffloadParamConfig(device='cpu', nvme_path=None, buffer_count=5, "
+                + "buffer_size=100,000,000, max_in_cpu=1,000,000,000, pin_memory=True)";
+        // ZeRO-Offload at stage 2: the optimizer, its master weights and the gradients on the host; offload_param is
+        // read at stage 3 only, so the parameters stay
+        var c2 = parser.parse(zeroConfig(2, cpuParam, cpuOpt)).config();
+        assertEquals("cpu", c2.get("training.offload.optimizer"));
+        assertEquals("cpu", c2.get("training.offload.master_weights"));
+        assertEquals("cpu", c2.get("training.offload.gradients"));
+        assertNull(c2.get("training.offload.parameters"));
+        assertNull(c2.get("training.offload.ratio"), "ratio=1.0 is the default");
+        // ZeRO-Infinity at stage 3: parameters on NVMe with their path, a partial optimizer share (ZeRO-Offload++)
+        var c3 = parser.parse(zeroConfig(3, "DeepSpeedZeroOffloadParamConfig(device='nvme', nvme_path=PosixPath('/local_nvme'), "
+                + "buffer_count=5, pin_memory=True)", cpuOpt.replace("ratio=1.0", "ratio=0.4"))).config();
+        assertEquals("nvme", c3.get("training.offload.parameters"));
+        assertEquals("/local_nvme", c3.get("training.offload.nvme_path"));
+        assertEquals(0.4, c3.get("training.offload.ratio"));
+        assertEquals(3, c3.get("parallel.zero_stage"));
+        // nothing offloaded: None, or device 'none'
+        var none = parser.parse(zeroConfig(3, "None", cpuOpt.replace("'cpu'", "'none'"))).config();
+        assertTrue(none.keySet().stream().noneMatch(k -> k.startsWith("training.offload")), none.toString());
+    }
 }
