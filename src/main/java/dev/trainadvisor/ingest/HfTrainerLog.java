@@ -1,5 +1,7 @@
 package dev.trainadvisor.ingest;
 
+import dev.trainadvisor.history.StepHistory;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -90,9 +92,11 @@ public final class HfTrainerLog extends GuardedLogParser {
     @Override
     ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
-        r.series.numbered = false;                      // the Trainer prints no step numbers: dicts are counted
         Map<String, String> end = new LinkedHashMap<>();
         int logged = 0;
+        Tqdm.Steps bar = new Tqdm.Steps();
+        // dicts in order; their steps are the bar's count when they are printed (logging_steps apart), else counted
+        java.util.List<double[]> dicts = new java.util.ArrayList<>();
         double epoch = Double.NaN;
         boolean metricsBlock = false;
         try (LogSource.Pass lines = log.lines()) {
@@ -101,6 +105,11 @@ public final class HfTrainerLog extends GuardedLogParser {
                     metricsBlock = true;
                     continue;
                 }
+                Tqdm.Update u = Tqdm.parse(line);
+                if (u != null) {
+                    bar.add(u);
+                    if (line.indexOf("{'") < 0) continue;   // else a dict written right after the bar's refresh
+                }
                 Map<String, String> d = dict(line);
                 if (d != null) {
                     metricsBlock = false;
@@ -108,10 +117,9 @@ public final class HfTrainerLog extends GuardedLogParser {
                         if (end.size() < 1000) d.forEach(end::putIfAbsent);
                     } else if (d.containsKey("loss")) {
                         logged++;
-                        r.series.touch(logged);
-                        r.series.put(logged, StepSeries.LOSS, Num.parse(d.get("loss")));
-                        r.series.put(logged, StepSeries.GRAD_NORM, Num.parse(d.get("grad_norm")));
-                        r.series.put(logged, StepSeries.LR, Num.parse(d.get("learning_rate")));
+                        if (dicts.size() < StepHistory.MAX_ROWS)
+                            dicts.add(new double[]{bar.any() ? bar.lastStep() : -1, Num.parse(d.get("loss")),
+                                    Num.parse(d.get("grad_norm")), Num.parse(d.get("learning_rate"))});
                         double e = Num.parse(d.get("epoch"));
                         if (Double.isFinite(e)) epoch = e;
                     }
@@ -131,6 +139,27 @@ public final class HfTrainerLog extends GuardedLogParser {
                 runningTraining(line, r);
             }
         }
+        boolean timed = bar.any();
+        r.series.numbered = timed;                      // the Trainer prints no step numbers: the bar counts, or dicts
+        long[] n = {0};
+        for (double[] d : dicts) {
+            long step = timed && d[0] > 0 ? (long) d[0] : ++n[0];
+            r.series.touch(step);
+            r.series.put(step, StepSeries.LOSS, d[1]);
+            r.series.put(step, StepSeries.GRAD_NORM, d[2]);
+            r.series.put(step, StepSeries.LR, d[3]);
+        }
+        if (timed) {
+            bar.emit((from, to, each) -> {
+                for (long k = Math.max(from + 1, to - MAX_STEPS_A_REFRESH + 1); k <= to; k++) {
+                    r.series.touch(k);
+                    r.series.put(k, "step_time_s", each);
+                }
+            });
+            if (!bar.smoothed())
+                r.warn("the progress bar's rates do not add up to its elapsed time as tqdm's smoothing would: its printed"
+                        + " rates are taken as the steps' (smoothed over about three steps)");
+        }
         double runtime = Num.duration(unquote(end.get("train_runtime")));
         double samples = Num.parse(end.get("train_samples_per_second"));
         double stepsPerS = Num.parse(end.get("train_steps_per_second"));
@@ -146,14 +175,24 @@ public final class HfTrainerLog extends GuardedLogParser {
         if (logged > 0) r.extra.put("logged_steps", logged);
         if (Double.isFinite(epoch)) r.extra.put("last_epoch", epoch);
         if (stepsPerS > 0) {
-            r.metrics.put("step_time_s", 1 / stepsPerS);
-            r.warn("step_time_s is 1 / train_steps_per_second: a whole-run average that includes warm-up, evaluation"
-                    + " and checkpointing");
+            if (!timed) {
+                r.metrics.put("step_time_s", 1 / stepsPerS);
+                r.warn("step_time_s is 1 / train_steps_per_second: a whole-run average that includes warm-up, evaluation"
+                        + " and checkpointing");
+            }
             if (runtime > 0) r.totalSteps = Math.round(runtime * stepsPerS);
+        } else if (timed) {
+            r.totalSteps = bar.lastStep();
+            if (dicts.size() > 0 || bar.any())
+                r.warn("no final train_runtime summary: the run was still going or was stopped; read from its "
+                        + bar.lastStep() + " steps");
         }
         if (logged == 0 && end.isEmpty()) r.warn("no Trainer log dicts found");
         return r.build();
     }
+
+    /** The most steps one refresh of the bar fills in one by one; a longer gap is its last steps'. */
+    static final int MAX_STEPS_A_REFRESH = 4096;
 
     private static String unquote(String s) {
         if (s == null) return null;

@@ -20,7 +20,7 @@ import java.util.Map;
  * use_distributed_optimizer as 1, torch FSDP2 as 3), and the model's dimensions from Megatron's argument dump.
  *
  * @param format     "internevo", "megatron", "megatron-deepspeed", "deepspeed", "torchtitan", "nanotron",
- *                   "composer", "hf-trainer", "nccl-tests" or "nvidia-smi-topo"
+ *                   "composer", "hf-trainer", "lightning", "nccl-tests" or "nvidia-smi-topo"
  * @param steps      training steps (iterations) found, after merging duplicate lines from several ranks
  * @param steadySteps steps the medians are taken over (warm-up dropped)
  * @param metrics    steady-state medians keyed by run-file metric names (tokens_per_gpu_per_s, step_time_s,

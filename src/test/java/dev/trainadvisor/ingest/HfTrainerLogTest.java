@@ -30,8 +30,10 @@ class HfTrainerLogTest {
                 + " 50%|#####     | 1/2 [00:02<00:02,  2.00s/it]\r100%|##########| 2/2 [00:04<00:00,  2.00s/it]"
                 + "{'train_runtime': 5.8012, 'train_samples_per_second': 1.207, 'train_steps_per_second': 1.207, 'train_loss': 2.129377910069057, 'epoch': 1.0}\n";
         ParsedLog p = parser.parse(log);
-        assertEquals(1, p.steps());
-        assertEquals(1 / 1.207, metric(p, "step_time_s"), 1e-12);
+        // the bar's two refreshes are two steps of 2.00 s each (tqdm's average undone: 0.3 x 2 = 0.6, then
+        // (0.51 x 2 - 0.7 x 0.6) / 0.3 = 2.0; 4 s in all, its elapsed 00:04); the whole-run average is not the step
+        assertEquals(2, p.steps());
+        assertEquals(2.0, metric(p, "step_time_s"), 1e-9);
         assertEquals(7.0, metric(p, "steps"), "round(5.8012 x 1.207) = round(7.002)");
         assertEquals(5.8012, p.extra().get("train_runtime_s"));
         assertEquals(1.207, p.extra().get("train_samples_per_s"));
@@ -72,5 +74,65 @@ class HfTrainerLogTest {
                 + "{'loss': 1.2, 'learning_rate': 1e-05, 'epoch': 0.1}\n"
                 + "{'train_runtime': 100.0, 'train_samples_per_second': 8.0, 'train_steps_per_second': 0.5, 'epoch': 1.0}\n";
         assertEquals("hf-trainer", LogFormats.detectAndParse(log, "t.log").format());
+    }
+
+    /**
+     * tqdm as it prints, simulated here from its source (tqdm/std.py update: a refresh when mininterval 0.1 s has
+     * passed; tqdm/utils.py EMA with smoothing 0.3, corrected by 1 - 0.7^k; the rate printed with two decimals, in
+     * s/it below one a second): the step times given are what the parser gives back.
+     */
+    @Test
+    void theBarsSmoothedRateIsUndoneIntoEachStepsSeconds() {
+        double[] dt = new double[40];
+        for (int i = 0; i < dt.length; i++) dt[i] = i == 0 ? 3.0 : i % 10 == 0 ? 12.5 : 0.8 + 0.01 * (i % 3);
+        StringBuilder log = new StringBuilder("  0%|          | 0/40 [00:00<?, ?it/s]");
+        double emaDn = 0, emaDt = 0, t = 0;
+        for (int i = 0; i < dt.length; i++) {
+            t += dt[i];
+            emaDn = 0.3 + 0.7 * emaDn;
+            emaDt = 0.3 * dt[i] + 0.7 * emaDt;
+            double spi = emaDt / emaDn;
+            String rate = spi > 1 ? String.format(java.util.Locale.ROOT, "%5.2fs/it", spi)
+                    : String.format(java.util.Locale.ROOT, "%5.2fit/s", 1 / spi);
+            log.append(String.format(java.util.Locale.ROOT, "\r %d%%|#   | %d/40 [%02d:%02d<00:10, %s]", (i + 1) * 100 / 40,
+                    i + 1, (int) t / 60, (int) t % 60, rate));
+            if (i % 5 == 4) log.append("\r          \r{'loss': 2.1, 'learning_rate': 1e-05, 'epoch': 0.5}\n");
+        }
+        ParsedLog p = parser.parse(log.toString());
+        assertEquals(40, p.steps());
+        var h = p.history();
+        double[] got = h.stepTimeS();
+        for (int i = 1; i < dt.length; i++)
+            // two decimals of a rate near 1.2 it/s are 0.4% of it, and undoing the average multiplies that by
+            // (1 + 0.7) / 0.3: 2.4% at worst; after a stall the two decimals are of an average of seconds
+            // (3.7 s/it), 0.005 x 1.7 / 0.3 = 0.03 s
+            assertEquals(dt[i], got[i], Math.max(0.025 * dt[i], 0.035), "step " + (i + 1));
+        // the steady pace is the steps', not the stalls' (0.80-0.82 s)
+        assertEquals(0.81, metric(p, "step_time_s"), 0.011);
+        assertTrue(p.warnings().stream().anyMatch(w -> w.contains("no final train_runtime summary")), p.warnings().toString());
+    }
+
+    /** The H200 Trainer runs (bench/h200_trainer_logs.py): each log's steady step against the callback's. */
+    @Test
+    void theH200TrainerLogsAreReadAtTheirTrueSteadyStep() throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/logs/h200-trainer");
+        var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("summary.json").toFile()).get("runs");
+        int n = 0;
+        for (String run : java.util.List.of("plain", "compiled", "checkpoint", "killed", "batch1", "eager", "slowdata", "fp32",
+                "adamw")) {
+            double truth = summary.get(run).get("steady_step_s").asDouble();
+            ParsedLog p = parser.parse(java.nio.file.Files.readString(dir.resolve(run + ".log")));
+            assertEquals("hf-trainer".equals(p.format()), true);
+            assertEquals(truth, metric(p, "step_time_s"), 0.05 * truth, run);
+            boolean killed = summary.get(run).get("exit_code").asInt() != 0;
+            assertEquals(killed, p.warnings().stream().anyMatch(w -> w.contains("no final train_runtime summary")), run);
+            n++;
+        }
+        assertEquals(9, n);
+        // the checkpoint saves, 12.84 and 16.55 s in the callback's times, are steps 11 and 21 of the history
+        ParsedLog c = parser.parse(java.nio.file.Files.readString(dir.resolve("checkpoint.log")));
+        double[] s = c.history().stepTimeS();
+        assertEquals(12.838, s[10], 0.02 * 12.838);
+        assertEquals(16.55, s[20], 0.02 * 16.55);
     }
 }

@@ -1,0 +1,47 @@
+package dev.trainadvisor.ingest;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static dev.trainadvisor.ingest.Samples.metric;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** PyTorch Lightning logs: the H200 run's Rich bar, and a TQDMProgressBar as tqdm prints it, epoch by epoch. */
+class LightningLogTest {
+    final LightningLog parser = new LightningLog();
+
+    @Test
+    void theH200LightningRunIsReadAtItsSteadyStep() throws Exception {
+        String log = Files.readString(Path.of("src/test/resources/logs/h200-trainer/lightning.log"));
+        assertEquals("lightning", LogFormats.detectAndParse(log, "lightning.log").format());
+        ParsedLog p = parser.parse(log);
+        // "Epoch 0/-2 ━━━ 30/30 0:00:06 • 0:00:00 5.47it/s": 1 / 5.47 s a step, against 0.18284 s the callback timed
+        assertEquals(1 / 5.47, metric(p, "step_time_s"), 1e-9);
+        assertEquals(0.18284, metric(p, "step_time_s"), 0.05 * 0.18284);
+        assertEquals(30.0, metric(p, "steps"));
+        assertEquals("bf16", p.config().get("training.precision"), "Using bfloat16 Automatic Mixed Precision (AMP)");
+    }
+
+    @Test
+    void aTqdmBarPerEpochIsOneRunOfSteps() {
+        // two epochs of 5 steps of 0.5 s each, tqdm's average (0.3) as it prints it, restarted for the second epoch
+        StringBuilder log = new StringBuilder("GPU available: True (cuda), used: True\nLOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]\n");
+        for (int epoch = 0; epoch < 2; epoch++) {
+            double dn = 0, dt = 0, t = 0;
+            for (int i = 1; i <= 5; i++) {
+                t += 0.5;
+                dn = 0.3 + 0.7 * dn;
+                dt = 0.3 * 0.5 + 0.7 * dt;
+                log.append(String.format(java.util.Locale.ROOT, "\rEpoch %d:  %d%%|##  | %d/5 [00:%02d<00:02, %.2fit/s, v_num=0, loss=10.8]",
+                        epoch, i * 20, i, (int) t, dn / dt));
+            }
+            log.append('\n');
+        }
+        log.append("`Trainer.fit` stopped: `max_epochs=2` reached.\n");
+        ParsedLog p = parser.parse(log.toString());
+        assertEquals(10.0, metric(p, "steps"), "the second epoch's steps follow the first's");
+        assertEquals(0.5, metric(p, "step_time_s"), 0.005);
+    }
+}
