@@ -75,8 +75,15 @@ public final class TrainAdvisor {
     public static Advice advise(RunSpec spec) { return advise(spec.cluster(), spec.run()); }
 
     public Advice adviseRun(Cluster cluster, RunMetrics run) {
+        // a run whose times are those of a lower precision than it says is priced as it ran (precision-mismatch)
         Baseline b = Baseline.of(cluster, run);
+        dev.trainadvisor.facts.PrecisionMismatchFact mismatch = PrecisionCheck.of(cluster, run, b);
+        if (mismatch != null) {
+            run = PrecisionCheck.at(run, mismatch.ran());
+            b = Baseline.of(cluster, run);
+        }
         List<Object> facts = FactBuilder.facts(b);
+        if (mismatch != null) facts.add(mismatch);
         // a run that does not fit as laid out: what would (another layout, more GPUs, a GPU with more memory)
         if (b.prediction().memory().headroomGb() < 0) facts.add(WhatFits.of(cluster, run));
         RuleEngine.Result result = engine.run(facts);

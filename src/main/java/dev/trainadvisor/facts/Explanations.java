@@ -508,6 +508,17 @@ public final class Explanations {
                 .text(". The run cannot start as configured.");
     }
 
+    /** The run's times against the model at its configured precision and at the one they match. */
+    public static Explain precisionMismatch(PrecisionMismatchFact p) {
+        return Explain.start().text("The run says " + p.configuredKey() + ", but its step of ").num("observed_step_s", p.observedS(), "s")
+                .text(" is ").eq(Eq.div(Eq.v("observed_step_s", p.observedS(), "s"), Eq.v("predicted_" + p.configuredKey() + "_s",
+                        p.configuredS(), "s")), "gap", p.gap(), "x")
+                .text(" the model's at " + p.configuredKey() + " and ").eq(Eq.div(Eq.v("observed_step_s", p.observedS(), "s"),
+                        Eq.v("predicted_" + p.ranKey() + "_s", p.ranS(), "s")), "fit", p.fit(), "x")
+                .text(" its step at " + p.ranKey() + ": the matmuls ran in " + p.ranKey() + ". The advice prices the run as it ran, at "
+                        + p.ranKey() + "; the run file's " + p.configuredKey() + " is kept as the remedy's target.");
+    }
+
     /** What the node's host must hold for offload, against its memory. */
     public static Explain hostMemoryOverflow(HostMemoryFact h) {
         return Explain.start().text("The offloaded states need ")

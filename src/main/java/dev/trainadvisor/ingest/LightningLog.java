@@ -8,8 +8,10 @@ import java.util.regex.Pattern;
  * {@code LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]}, {@code `Trainer.fit` stopped: `max_steps=30` reached.}) and its
  * progress bar, either of the two it ships:
  * <ul>
- *   <li>TQDMProgressBar ({@code Epoch 0:  10%|#  | 3/30 [00:01<00:10,  2.50it/s, v_num=0, loss=10.8]}): read as any
- *   tqdm bar ({@link Tqdm}), its smoothing undone into each step's seconds, a bar per epoch joined after the last;</li>
+ *   <li>TQDMProgressBar ({@code Epoch 0:  10%|#  | 3/30 [00:01<00:10,  2.50it/s, v_num=0, loss=10.8]}): its rate the
+ *   average since the bar started (Lightning creates it with smoothing=0), so each refresh's seconds are the difference
+ *   of n x s/it between two ({@link Tqdm.Steps#Steps(double)}), a bar per epoch joined after the last; on the H200
+ *   Lightning run with this bar, 0.1867 s a step against 0.1861 measured;</li>
  *   <li>RichProgressBar, the default where rich is installed ({@code Epoch 0/-2 ━━━━ 30/30 0:00:06 • 0:00:00 5.47it/s
  *   loss: 10.699}): in a file it prints only as it closes, so one entry, the step count and rich's speed (its
  *   estimate over the last 30 s of the bar, rich/progress.py speed_estimate_period): step_time_s = 1 / speed.
@@ -41,7 +43,7 @@ public final class LightningLog extends GuardedLogParser {
     @Override
     ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
-        Tqdm.Steps bar = new Tqdm.Steps();
+        Tqdm.Steps bar = new Tqdm.Steps(0);          // Lightning's bars average since they started (smoothing=0)
         long richN = -1;
         double richSpi = Double.NaN;
         try (LogSource.Pass lines = log.lines()) {

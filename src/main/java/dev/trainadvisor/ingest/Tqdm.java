@@ -63,13 +63,25 @@ final class Tqdm {
      * it (Lightning's bar per epoch).
      */
     static final class Steps {
+        private final double smoothing;
         private long total = Long.MIN_VALUE, offset, lastN = -1;
+        private double lastCumulative;
         private double emaDn, emaDt;
         private int calls;
         private long steps;
         private double sumDt, lastElapsed, elapsedBefore;
         private boolean smoothed = true, negative;
         private final java.util.List<double[]> raw = new java.util.ArrayList<>();
+
+        /** tqdm's default smoothing (0.3): the Trainer's bar, TRL's, a plain tqdm loop. */
+        Steps() { this(SMOOTHING); }
+
+        /**
+         * A bar of another smoothing; 0 for a bar whose rate is the average since it started (Lightning's
+         * TQDMProgressBar: lightning/pytorch/callbacks/progress/tqdm_progress.py creates its bars with smoothing=0,
+         * and tqdm then prints n / elapsed): the seconds of a refresh are the difference of n x s/it between two.
+         */
+        Steps(double smoothing) { this.smoothing = smoothing; }
 
         /** Feeds one refresh; false when the line belongs to another bar. */
         boolean add(Update u) {
@@ -81,20 +93,29 @@ final class Tqdm {
                 elapsedBefore += lastElapsed;
                 lastN = 0;
                 emaDn = emaDt = 0;
+                lastCumulative = 0;
                 calls = 0;
             }
             long dn = u.n() - Math.max(lastN, 0);
             if (lastN < 0) dn = u.n();
             if (dn <= 0) return true;
-            double beta = 1 - SMOOTHING;
-            calls++;
-            double prevDt = emaDt;
-            emaDn = SMOOTHING * dn + beta * emaDn;
-            // the printed rate is (emaDn / c) / (emaDt / c), both averages corrected by the same c = 1 - 0.7^k: the
-            // seconds' average follows from the steps'
-            emaDt = emaDn * u.secondsPerIt();
-            double dt = (emaDt - beta * prevDt) / SMOOTHING;
-            if (!(dt > 0)) negative = true;
+            double dt;
+            if (smoothing == 0) {
+                double cumulative = u.n() * u.secondsPerIt();
+                dt = cumulative - lastCumulative;
+                lastCumulative = cumulative;
+            } else {
+                double beta = 1 - smoothing;
+                calls++;
+                double prevDt = emaDt;
+                emaDn = smoothing * dn + beta * emaDn;
+                // the printed rate is (emaDn / c) / (emaDt / c), both averages corrected by the same c = 1 - 0.7^k:
+                // the seconds' average follows from the steps'
+                emaDt = emaDn * u.secondsPerIt();
+                dt = (emaDt - beta * prevDt) / smoothing;
+            }
+            if (smoothing > 0 && !(dt > 0)) negative = true;
+            dt = Math.max(dt, 0);
             raw.add(new double[]{offset + Math.max(lastN, 0), offset + u.n(), dt, u.secondsPerIt() * dn});
             if (raw.size() > MAX_REFRESHES) halve();
             sumDt += dt;

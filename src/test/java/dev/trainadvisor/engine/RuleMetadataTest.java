@@ -21,7 +21,7 @@ class RuleMetadataTest {
     static final Set<String> MORE_IDS = Set.of("slow-attention-kernel", "eager-elementwise", "faster-than-model",
             "implausible-measurement", "compute-underperforms", "launch-bound", "no-layout-fits", "periodic-stall",
             "slowdown-over-time", "straggler", "data-loader-stall", "step-jitter", "memory-pressure", "loss-instability", "offload-bound",
-            "host-memory-bound", "host-memory-overflow");
+            "host-memory-bound", "host-memory-overflow", "precision-mismatch");
     /** Rules that derive facts for the others (symptoms, faults, bottlenecks). */
     static final Set<String> DERIVED_IDS = Set.of("slower-than-model", "faster-than-model-symptom", "as-modelled",
             "bottleneck", "fault-from-fit", "fault-chosen-by-fit", "fault-measured-intra-node", "fault-measured-inter-node");
@@ -34,7 +34,7 @@ class RuleMetadataTest {
             "fewer-tensor-parallel", "tensor-to-pipeline", "fewer-pipeline-stages", "context-parallel", "experts-inside-node",
             "scale-out-to-fit", "larger-gpu-to-fit", "async-checkpoint", "exclude-slow-node", "more-data-workers",
             "restore-pace", "grad-reduce-once-a-step", "keep-gathered-weights", "drop-offload", "offload-optimizer-to-fit", "offload-parameters-to-fit",
-            "fused-host-optimizer", "bind-host-cores", "partial-offload");
+            "fused-host-optimizer", "bind-host-cores", "partial-offload", "restore-precision", "bf16-mixed-precision");
 
     @Test
     void everyRuleCarriesItsMetadata() {

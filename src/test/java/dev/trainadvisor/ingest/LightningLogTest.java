@@ -26,22 +26,35 @@ class LightningLogTest {
 
     @Test
     void aTqdmBarPerEpochIsOneRunOfSteps() {
-        // two epochs of 5 steps of 0.5 s each, tqdm's average (0.3) as it prints it, restarted for the second epoch
+        // two epochs of 5 steps, 0.5 s each but the fourth of each epoch 2 s; Lightning's bar prints the rate since it
+        // started (smoothing=0: n / elapsed), with two decimals, then again with its postfix; restarted for the second
         StringBuilder log = new StringBuilder("GPU available: True (cuda), used: True\nLOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]\n");
         for (int epoch = 0; epoch < 2; epoch++) {
-            double dn = 0, dt = 0, t = 0;
+            double t = 0;
             for (int i = 1; i <= 5; i++) {
-                t += 0.5;
-                dn = 0.3 + 0.7 * dn;
-                dt = 0.3 * 0.5 + 0.7 * dt;
-                log.append(String.format(java.util.Locale.ROOT, "\rEpoch %d:  %d%%|##  | %d/5 [00:%02d<00:02, %.2fit/s, v_num=0, loss=10.8]",
-                        epoch, i * 20, i, (int) t, dn / dt));
+                t += i == 4 ? 2.0 : 0.5;
+                String bar = String.format(java.util.Locale.ROOT, "\rEpoch %d:  %d%%|##  | %d/5 [00:%02d<00:02, %.2fit/s",
+                        epoch, i * 20, i, (int) t, i / t);
+                log.append(bar).append("]").append(bar).append(", v_num=0, loss=10.8]");
             }
             log.append('\n');
         }
         log.append("`Trainer.fit` stopped: `max_epochs=2` reached.\n");
         ParsedLog p = parser.parse(log.toString());
         assertEquals(10.0, metric(p, "steps"), "the second epoch's steps follow the first's");
-        assertEquals(0.5, metric(p, "step_time_s"), 0.005);
+        assertEquals(0.5, metric(p, "step_time_s"), 0.01);
+        double[] s = p.history().stepTimeS();
+        assertEquals(2.0, s[3], 0.03, "the slow step of the first epoch");
+        assertEquals(2.0, s[8], 0.03, "and of the second");
+    }
+
+    @Test
+    void theH200LightningRunWithItsTqdmBarIsReadAtItsSteadyStep() throws Exception {
+        String log = Files.readString(Path.of("src/test/resources/logs/h200-trainer/lightning_tqdm.log"));
+        ParsedLog p = parser.parse(log);
+        double truth = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                Path.of("src/test/resources/logs/h200-trainer/lightning_tqdm.truth.json").toFile()).get("steady_step_s").asDouble();
+        assertEquals(truth, metric(p, "step_time_s"), 0.05 * truth);
+        assertEquals(30.0, metric(p, "steps"));
     }
 }

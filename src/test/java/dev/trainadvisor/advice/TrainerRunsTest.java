@@ -1,0 +1,81 @@
+package dev.trainadvisor.advice;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.trainadvisor.facts.Severity;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.SpecReader;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Issue 19's Trainer runs on one H200 (bench/h200_trainer_logs.py), advised as a user would: a run file naming the
+ * hardware, the model and the console log; each log's true steady step (a callback outside it) in
+ * src/test/resources/logs/h200-trainer/summary.json. Fitted to none of them.
+ */
+class TrainerRunsTest {
+    static final Path RUNS = Path.of("src/test/resources/runs/h200-trainer");
+
+    static JsonNode truth(String run) throws IOException {
+        return new ObjectMapper().readTree(Path.of("src/test/resources/logs/h200-trainer/summary.json").toFile())
+                .get("runs").get(run);
+    }
+
+    static Advice advise(String run) { return TrainAdvisor.advise(dev.trainadvisor.assemble.RunFiles.read(RUNS.resolve(run + ".yaml"))); }
+
+    @Test
+    void everyRunIsObservedWithinFivePercentOfItsTrueSteadyStep() throws IOException {
+        for (String run : List.of("plain", "compiled", "checkpoint", "checkpoint60", "killed", "batch1", "eager", "slowdata",
+                "fp32")) {
+            Advice a = advise(run);
+            double truth = truth(run).get("steady_tokens_per_s").asDouble();
+            assertNotNull(a.observed(), run);
+            assertEquals(truth, a.observed().tokensPerGpuPerS(), 0.05 * truth, run);
+        }
+    }
+
+    @Test
+    void theCompiledAndTheCheckpointingRunsAreNotCalledSlowCompute() {
+        for (String run : List.of("compiled", "checkpoint"))
+            assertTrue(advise(run).diagnoses().stream().noneMatch(d -> d.id().equals("compute-underperforms")),
+                    run + ": " + advise(run).diagnoses());
+    }
+
+    @Test
+    void checkpointsEveryTenStepsAreAPeriodicStallWithTheirShareOfTheWallTime() throws IOException {
+        Advice a = advise("checkpoint60");
+        var d = a.diagnoses().stream().filter(x -> x.id().equals("periodic-stall")).findFirst()
+                .orElseThrow(() -> new AssertionError(a.diagnoses().toString()));
+        assertTrue(d.explanation().contains("every 10 steps from step 11"), d.explanation());
+        // the callback's times: saves after steps 10, 20, ..., 50 inside the bar; each step's seconds beyond the
+        // steady step, over the steady steps' wall time (from step 6 on, as the history's warm-up leaves them)
+        JsonNode t = new ObjectMapper().readTree(Path.of("src/test/resources/logs/h200-trainer/checkpoint60.truth.json").toFile());
+        JsonNode ends = t.get("step_ends");
+        double steady = t.get("steady_step_s").asDouble(), stalls = 0, wall = ends.get(ends.size() - 1).asDouble() - ends.get(6).asDouble();
+        for (int step = 11; step <= 51; step += 10) stalls += ends.get(step - 1).asDouble() - ends.get(step - 2).asDouble() - steady;
+        assertEquals(stalls / wall, d.impactFraction(), 0.05, d.explanation());
+    }
+
+    @Test
+    void aRunWithoutBf16IsAPrecisionMismatchAndItsRemedyIsPricedAgainstTheMeasuredGain() throws IOException {
+        Advice a = advise("fp32");
+        assertEquals("precision-mismatch", a.top().id(), a.diagnoses().toString());
+        assertEquals(Severity.HIGH, a.top().severity());
+        Recommendation r = a.recommendations().stream().filter(x -> x.id().equals("restore-precision")).findFirst()
+                .orElseThrow(() -> new AssertionError(a.recommendations().toString()));
+        // measured: the same run with bf16=True, 1.4949 s a step against 0.1907 (x7.84)
+        double measured = truth("fp32").get("steady_step_s").asDouble() / truth("plain").get("steady_step_s").asDouble();
+        assertEquals(measured, r.speedup(), 0.25 * measured, "x" + r.speedup() + " against the measured x" + measured);
+        // the same gap with the run file right (precision: fp32) is no mismatch: the run is what it says
+        RunSpec said = dev.trainadvisor.assemble.RunFiles.read(RUNS.resolve("fp32.yaml")).with(
+                dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.PRECISION, dev.trainadvisor.spec.Precision.FP32));
+        assertTrue(TrainAdvisor.advise(said).diagnoses().stream().noneMatch(d -> d.id().equals("precision-mismatch")));
+        // and a run slow for another reason (eager attention, 1.48x the model's step) is not one either
+        assertTrue(advise("eager").diagnoses().stream().noneMatch(d -> d.id().equals("precision-mismatch")));
+    }
+}
