@@ -348,6 +348,18 @@ public final class Explanations {
 
     // ---------------------------------------------------------------- compute
 
+    public static Explain computeUnderperforms(Fault f, StepFact s, Grant g, Collection<?> rivals, Collection<?> coverage) {
+        Explain e = computeUnderperforms(f, s, g, rivals);
+        LogCoverageFact cov = LogCoverageFact.of(coverage);
+        if (cov != null && cov.stepOnly())
+            e.text(" The run's measurements time only the whole step, no data loading, forward-backward or optimizer: an input pipeline"
+                    + " that cannot keep up (the data loader: " + cov.loaderSwitch() + ") or host work between steps would"
+                    + " show the same, and the times cannot tell them from compute. What decides: the data loader with"
+                    + " workers, a profiler trace (the GPU idle between steps, the DataLoader's __next__ on the host), the"
+                    + " GPU's utilisation in nvidia-smi dmon (well below full for an input-bound run).");
+        return e;
+    }
+
     public static Explain computeUnderperforms(Fault f, StepFact s, Grant g, Collection<?> rivals) {
         Explain e = Explain.start().text("Fitted to the run's times, GEMMs and attention run at ")
                 .times("compute_scale.fitted", f.fitted()).text(" of what this GPU reaches in benchmarks (probability ")

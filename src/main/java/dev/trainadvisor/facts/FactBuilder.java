@@ -108,6 +108,7 @@ public final class FactBuilder {
         if (p.memory().hostGb() > 0 && cluster.host().memoryKnown())
             facts.add(new HostMemoryFact(p.memory().hostGb(), cluster.gpusPerNode(), cluster.host().memoryGb(),
                     cluster.host().label()));
+        if (!run.measured().isEmpty()) facts.add(coverage(run));
         PartialOffloadFact partial = partialOffload(b);
         if (partial != null) facts.add(partial);
         return facts;
@@ -142,6 +143,14 @@ public final class FactBuilder {
     private static boolean fits(Baseline b, dev.trainadvisor.spec.Offload o) {
         Baseline.Priced q = b.price(RunChange.of(RunField.OFFLOAD, o));
         return q != null && q.step().memory().headroomGb() >= 0;
+    }
+
+    /** What the run's measurements time beyond the whole step. */
+    static LogCoverageFact coverage(RunMetrics run) {
+        dev.trainadvisor.spec.Measurements m = run.measured();
+        boolean data = m.history().timer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR) != null;
+        return new LogCoverageFact(data, Double.isFinite(m.fwdBwdTimeS()), Double.isFinite(m.optimizerTimeS()),
+                run.training().framework().key());
     }
 
     /** DeepSpeed ZeRO-Offload's: Adam's states, the master weights and the gradients on the host. */

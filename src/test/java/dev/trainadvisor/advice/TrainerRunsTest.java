@@ -47,6 +47,16 @@ class TrainerRunsTest {
     }
 
     @Test
+    void theSlowDataRunNamesTheDataLoaderAsWhatTheLogCannotTellFromCompute() {
+        Advice a = advise("slowdata");
+        var d = a.diagnoses().stream().filter(x -> x.id().equals("compute-underperforms")).findFirst()
+                .orElseThrow(() -> new AssertionError(a.diagnoses().toString()));
+        assertTrue(d.explanation().contains("the data loader: TrainingArguments(dataloader_num_workers=N), no workers by default"),
+                d.explanation());
+        assertNotEquals(Severity.HIGH, d.severity());
+    }
+
+    @Test
     void checkpointsEveryTenStepsAreAPeriodicStallWithTheirShareOfTheWallTime() throws IOException {
         Advice a = advise("checkpoint60");
         var d = a.diagnoses().stream().filter(x -> x.id().equals("periodic-stall")).findFirst()

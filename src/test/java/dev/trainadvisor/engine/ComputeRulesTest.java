@@ -66,6 +66,24 @@ class ComputeRulesTest {
     }
 
     @Test
+    void aLogThatTimesOnlyTheStepNamesTheDataLoaderAndIsNeverSurerThanMedium() {
+        // the same 30% as above, from a log that times only the step (the Trainer's): capped at medium, the data
+        // loader and the measurement that decides named
+        RuleEngine.Result stepOnly = slowCompute().saving(Saving.Kind.RESTORE_COMPUTE_SCALE, Phase.FORWARD, 0.8, Phase.BACKWARD, 1.6)
+                .fact(new dev.trainadvisor.facts.LogCoverageFact(false, false, false, "hf-trainer")).fire();
+        Diagnosis d = only(stepOnly, "compute-underperforms");
+        assertEquals(Severity.MEDIUM, d.severity());
+        assertTrue(d.explanation().contains("dataloader_num_workers"), d.explanation());
+        assertTrue(d.explanation().contains("nvidia-smi dmon"), d.explanation());
+        // a log that times forward-backward (Megatron's, DeepSpeed's) decides: high, nothing added
+        RuleEngine.Result timed = slowCompute().saving(Saving.Kind.RESTORE_COMPUTE_SCALE, Phase.FORWARD, 0.8, Phase.BACKWARD, 1.6)
+                .fact(new dev.trainadvisor.facts.LogCoverageFact(false, true, true, "megatron-lm")).fire();
+        Diagnosis t = only(timed, "compute-underperforms");
+        assertEquals(Severity.HIGH, t.severity());
+        assertFalse(t.explanation().contains("data loader"), t.explanation());
+    }
+
+    @Test
     void slowAttentionKernelWithoutFlashAttention() {
         // FlashAttention-2 saves 0.5 + 1.0 = 1.5 of 8 s = 0.1875 -> medium
         RuleEngine.Result r = step(with(run(PCIE), "flashAttention", false))
