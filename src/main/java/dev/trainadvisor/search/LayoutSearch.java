@@ -207,6 +207,12 @@ public final class LayoutSearch {
                 p.exposedCommSeconds()});
         parts.add(new Object[]{Phase.PIPELINE_BUBBLE, p.bubbleSeconds()});
         parts.add(new Object[]{Phase.OPTIMIZER, p.optimizerSeconds()});
+        // what offload adds: the host's optimizer step and the copies over the host link (exposed)
+        double host = 0;
+        for (Phase ph : p.phases())
+            if (ph.name().equals(Phase.HOST_OPTIMIZER) || ph.name().equals(Phase.OFFLOAD_COPIES)
+                    || ph.name().equals(Phase.OFFLOAD_UPDATE)) host += ph.exposedSeconds();
+        if (host > 0) parts.add(new Object[]{"host (offload)", host});
         parts.sort((a, b) -> Double.compare((double) b[1], (double) a[1]));
         StringBuilder worst = new StringBuilder();
         for (Object[] part : parts) {
