@@ -50,4 +50,30 @@ class NumericsRuleTest {
         assertFalse(fired(GivenFacts.of(PCIE).stepHealth(300, 2, 512, Precision.FP16).fire(), "loss-scale-skips"));
         assertFalse(fired(GivenFacts.of(PCIE).stepHealth(0, 0, 512, Precision.FP16).fire(), "loss-scale-skips"));
     }
+
+    /** A compute fault given here, as the fit would conclude it. */
+    static Diagnosis slowCompute() {
+        return new Diagnosis("compute-underperforms", "given", Severity.MEDIUM, 0.2, "given", java.util.List.of(),
+                "given", java.util.List.of(), true);
+    }
+
+    @Test
+    void aRunThatSaysFp32IsOfferedBf16AndOneThatRanLowerThanItSaysIsOfferedItsOwnPrecision() {
+        // says fp32, computes slowly: bf16 mixed precision offered (not the same math)
+        RuleEngine.Result fp32 = GivenFacts.of(with(run(PCIE), "precision", Precision.FP32)).fact(slowCompute()).fire();
+        assertTrue(proposed(fp32, "bf16-mixed-precision"));
+        assertFalse(fp32.proposals().stream().filter(p -> p.id().equals("bf16-mixed-precision")).findFirst().orElseThrow().sameMath());
+        // says bf16: nothing to offer
+        assertFalse(proposed(GivenFacts.of(run(PCIE)).fact(slowCompute()).fire(), "bf16-mixed-precision"));
+        // says bf16 and ran fp32 (a mismatch): precision-mismatch, high, and the run's own precision restored, not bf16-mixed
+        var mismatch = new dev.trainadvisor.facts.PrecisionMismatchFact(Precision.BF16, Precision.FP32, 1.5, 0.22, 1.28);
+        RuleEngine.Result ran = GivenFacts.of(with(run(PCIE), "precision", Precision.FP32)).fact(mismatch).fact(slowCompute()).fire();
+        Diagnosis d = ran.diagnoses().stream().filter(x -> x.id().equals("precision-mismatch")).findFirst().orElseThrow();
+        assertEquals(Severity.HIGH, d.severity());
+        assertTrue(d.explanation().contains("the matmuls ran in fp32"), d.explanation());
+        assertTrue(proposed(ran, "restore-precision"));
+        assertFalse(proposed(ran, "bf16-mixed-precision"));
+        // no mismatch fact, no such diagnosis
+        assertFalse(fired(fp32, "precision-mismatch"));
+    }
 }
