@@ -18,6 +18,13 @@ Runs (each its own python process; 30 optimizer steps unless said):
               (the Rich bar, Lightning's default where rich is installed)
   checkpoint60  checkpoint with 60 steps and log_level="info" (the Trainer's "Saving model checkpoint" lines)
   lightning_tqdm  lightning with its TQDMProgressBar instead of the Rich one
+  batch2      per-device batch 2 (for the price of doubling the micro-batch)
+  trl         TRL's SFTTrainer (trl 1.10.0.dev0 at f2cd577, carried as source in bench/vendor/trl, from
+              git archive of huggingface/trl: the machine has no trl) on the same random ids, already tokenized (a
+              word-level tokenizer built in memory as its processing_class), max_length 2048, no packing, the plain
+              run's arguments otherwise. The machine has no `datasets` either, which trl imports at module level: where
+              it is missing a stub module naming its four dataset classes is put on the path, and the data set is a
+              torch Dataset passed with dataset_kwargs={"skip_prepare_dataset": True}, so no datasets code would run
 Truth: on_step_begin / on_step_end (Lightning: on_train_batch_start / end) after torch.cuda.synchronize(): every
 step's wall time from one step end to the next, written to NAME.truth.json; the steady step is the median of steps 6
 on that are not checkpoint steps, tokens/s = batch x 2048 / that.
@@ -36,7 +43,14 @@ RUNS = {
     "lightning": {"lightning": True},
     "checkpoint60": {"save_steps": 10, "steps": 60, "log_level": "info"},
     "lightning_tqdm": {"lightning": True, "tqdm": True},
+    "trl": {"trl": True}, "batch2": {"batch": 2},
 }
+DATASETS_STUB = """__version__ = "0.0.0+stub"  # not the datasets library: the names trl imports, for a run that never calls it
+class Dataset: pass
+class IterableDataset: pass
+class DatasetDict(dict): pass
+class IterableDatasetDict(dict): pass
+"""
 
 
 def worker(name, out):
@@ -120,12 +134,49 @@ def worker(name, out):
         def on_save(self, args, state, control, **k):
             truth["saves"].append([state.global_step, time.perf_counter()]); write()
 
-    args = TrainingArguments(output_dir=os.path.join("/tmp/ckpt", name), per_device_train_batch_size=batch,
-                             max_steps=steps, logging_steps=1, bf16=o.get("bf16", True), learning_rate=1e-4,
-                             optim=o.get("optim", "adamw_torch_fused"), report_to="none", dataloader_num_workers=0,
-                             save_strategy="steps" if o.get("save_steps") else "no", save_steps=o.get("save_steps", 500),
-                             save_total_limit=1, torch_compile=o.get("torch_compile", False), seed=0,
-                             log_level=o.get("log_level", "passive"))
+    kwargs = dict(output_dir=os.path.join("/tmp/ckpt", name), per_device_train_batch_size=batch,
+                  max_steps=steps, logging_steps=1, bf16=o.get("bf16", True), learning_rate=1e-4,
+                  optim=o.get("optim", "adamw_torch_fused"), report_to="none", dataloader_num_workers=0,
+                  save_strategy="steps" if o.get("save_steps") else "no", save_steps=o.get("save_steps", 500),
+                  save_total_limit=1, torch_compile=o.get("torch_compile", False), seed=0,
+                  log_level=o.get("log_level", "passive"))
+    args = TrainingArguments(**kwargs)
+    if o.get("trl"):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))
+        try:
+            import datasets
+        except ImportError:
+            import tempfile
+            stub = tempfile.mkdtemp()
+            os.makedirs(os.path.join(stub, "datasets"))
+            open(os.path.join(stub, "datasets", "__init__.py"), "w").write(DATASETS_STUB)
+            sys.path.insert(0, stub)
+            import datasets
+        import tokenizers, trl
+        from transformers import PreTrainedTokenizerFast
+        truth["trl"] = getattr(trl, "__version__", "?")
+        truth["datasets"] = datasets.__version__
+        vocab = {f"t{i}": i for i in range(CONFIG["vocab_size"])}
+        tok = PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, "t0")),
+                                      eos_token="t2", pad_token="t0", bos_token="t1", unk_token="t0")
+        g = torch.Generator().manual_seed(0)
+        rows = [{"input_ids": torch.randint(3, CONFIG["vocab_size"], (SEQ,), generator=g).tolist()}
+                for _ in range(batch * steps)]
+
+        class Rows(Dataset):
+            column_names = ["input_ids"]   # what trl asks of a data set whose preparation it skips
+
+            def __len__(self):
+                return len(rows)
+
+            def __getitem__(self, i):
+                return rows[i]
+
+        trl.SFTTrainer(model=model, args=trl.SFTConfig(**kwargs, max_length=SEQ, packing=False,
+                                                       dataset_kwargs={"skip_prepare_dataset": True}),
+                       processing_class=tok, train_dataset=Rows(), callbacks=[Truth()]).train()
+        write()
+        return
     Trainer(model=model, args=args, train_dataset=Data(batch * steps), callbacks=[Truth()]).train()
     write()
 

@@ -66,8 +66,15 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             }
         }
         double wave = gemmFlops > 0 ? waveFlops / gemmFlops : 1;
-        double host = launches * (t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH : Overheads.HOST_SECONDS_PER_LAUNCH);
-        double withHost = Overheads.withHost(total, host);
+        // the framework's modelling code, run eagerly, may keep up with the GPU at its own pace (its profile's
+        // host_launches, measured); compiled or replayed from graphs the launches are Inductor's or the graph's
+        dev.trainadvisor.spec.Framework.Fact<dev.trainadvisor.spec.Framework.HostLaunches> own = t.framework().hostLaunches();
+        boolean ownPace = own != null && own.value() != null && !t.cudaGraphs()
+                && t.elementwiseKernels() == dev.trainadvisor.spec.ElementwiseKernels.EAGER;
+        double perLaunch = t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH
+                : ownPace ? own.value().secondsPerLaunch() : Overheads.HOST_SECONDS_PER_LAUNCH;
+        double host = launches * perLaunch;
+        double withHost = ownPace ? Overheads.withHost(total, host, own.value().overlapPower()) : Overheads.withHost(total, host);
         double scale = withHost / total;
         return new ComputeTime(gemm, attention, memory, forward * scale, (total - forward) * scale, wave,
                 StepOperations.tokensPerMicroBatch(p, t), java.util.Collections.unmodifiableList(timed), launches, host,

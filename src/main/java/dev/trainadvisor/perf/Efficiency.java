@@ -137,7 +137,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
             case FA1 -> FA1_SPEED_OVER_FA2;
             case TRITON -> TRITON_SPEED_OVER_FA2;
             case FA3 -> FA3_SPEED_OVER_FA2;
-            case UNFUSED, MATH -> 1.0;   // no fused kernel: timed by Roofline at a GEMM rate instead
+            case UNFUSED, MATH, EAGER -> 1.0;   // no fused kernel: timed by Roofline at a GEMM rate instead
         };
     }
 

@@ -43,6 +43,15 @@ final class ElementwiseBytes {
     static final double MATH_BYTES_PER_SCORE = 82;
 
     /**
+     * HBM bytes per score of the Hugging Face eager attention's element-wise kernels, forward and backward together (the
+     * scaling, the mask added, the fp32 softmax and its cast back, their gradients): the 261.3 ms a step they added to a
+     * TinyLlama-shaped Trainer step (micro-batch 4, seq 2048, 32 heads, 22 layers: 11.81 G scores) over the same run with
+     * SDPA, at 85% of the H200's 4.8 TB/s (bench/h200_hf_step_kernels.py,
+     * knowledge-base/measurements/h200-hf-step-kernels.json). Counted as {@link #MATH_BYTES_PER_SCORE} is.
+     */
+    static final double EAGER_BYTES_PER_SCORE = 90;
+
+    /**
      * One memory-bound operation of a layer: the bytes it moves per token, forward, and the kernels it launches per
      * layer forward and backward (PyTorch: a native LayerNorm is one kernel forward and two backward, the input's and
      * the weight's gradients; an eager composite one kernel per ATen op it calls, its backward one or two per op).
@@ -81,13 +90,21 @@ final class ElementwiseBytes {
         // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
         // (its kernels are the attention core's: without flash attention it launches them all). PyTorch's math backend
         // moves the scores in fp32 through separate kernels: MATH_BYTES_PER_SCORE measured, forward and backward
-        if (!t.flashAttention()) out.add(new Kernel("softmax", (t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH
-                ? MATH_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC : 6.0) * m.heads() * t.seqLen() / tp, 0, 0));
+        if (!t.flashAttention()) out.add(new Kernel("softmax", switch (t.attentionKernel()) {
+            case MATH -> MATH_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC;
+            case EAGER -> EAGER_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC;
+            default -> 6.0;
+        } * m.heads() * t.seqLen() / tp, 0, 0));
         // fp8 GEMMs take their inputs cast from bf16, row-wise and transposed, as the recipe scales them (Fp8Recipe):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
         if (t.precision() == Precision.FP8)
             out.add(new Kernel("fp8-casts", t.fp8Recipe().bytesPerElement * (3 * h + ffn) / tp, 4, 4));
-        out.add(new Kernel("framework", 0, KernelLaunches.LAYER_FRAMEWORK_FORWARD, KernelLaunches.LAYER_FRAMEWORK_BACKWARD));
+        // the framework's modelling code launches its own beyond these (its profile's layer_launches, measured), or
+        // what a plain PyTorch layer does (KernelLaunches); torch.compile fuses them
+        dev.trainadvisor.spec.Framework.Fact<dev.trainadvisor.spec.Framework.LayerLaunches> own = t.framework().layerLaunches();
+        if (eager && own != null && own.value() != null)
+            out.add(new Kernel("framework", 0, own.value().forward(), own.value().backward()));
+        else out.add(new Kernel("framework", 0, KernelLaunches.LAYER_FRAMEWORK_FORWARD, KernelLaunches.LAYER_FRAMEWORK_BACKWARD));
         return out;
     }
 

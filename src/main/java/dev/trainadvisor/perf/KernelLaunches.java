@@ -26,6 +26,14 @@ final class KernelLaunches {
     static final int MATH_FORWARD = 20, MATH_BACKWARD = 15;
 
     /**
+     * The Hugging Face eager attention: 11 kernels forward (K and V repeated for GQA, QK^T, the scaling, the mask
+     * added, the fp32 softmax, the cast back, PV, the output transposed contiguous) and 13 backward: per layer, what
+     * the profiler counted beyond the SDPA run's one kernel forward and three backward (bench/h200_hf_step_kernels.py,
+     * TinyLlama shape, micro-batch 4: 1510 kernels forward against 1280, 2773 after against 2553, over 22 layers).
+     */
+    static final int EAGER_FORWARD = 11, EAGER_BACKWARD = 13;
+
+    /**
      * What a layer launches besides its operations: layout copies (the attention output made contiguous, the Q, K and
      * V gradients assembled into the QKV weight's), bias gradients, gradient accumulation. 15 per layer forward and
      * backward together: what the profiler counted beyond the operations in the micro-batch-1 runs of the tune models,

@@ -41,8 +41,13 @@ public final class Overheads {
 
     /** How long a micro-batch takes when the GPU works {@code gpuS} and the host launches for {@code hostS}. */
     static double withHost(double gpuS, double hostS) {
+        return withHost(gpuS, hostS, HOST_OVERLAP_POWER);
+    }
+
+    /** As {@link #withHost(double, double)} with the overlap power {@code k} (a framework's own, measured). */
+    static double withHost(double gpuS, double hostS, double k) {
         if (hostS <= 0) return gpuS;
         double big = Math.max(gpuS, hostS), small = Math.min(gpuS, hostS);
-        return big * Math.pow(1 + Math.pow(small / big, HOST_OVERLAP_POWER), 1 / HOST_OVERLAP_POWER);
+        return big * Math.pow(1 + Math.pow(small / big, k), 1 / k);
     }
 }

@@ -31,6 +31,7 @@ public final class Roofline {
     public static final double GROUPED_GEMM_POWER = 1.5;
 
     private final double gemmRate, attentionRate, hbmRate, streamRate, gradBytes;
+    private final boolean scoresThroughMemory;
     private final KernelCurve byInnerDimension;
     private final int sms;
 
@@ -40,8 +41,12 @@ public final class Roofline {
         gemmRate = gpu.peakTflops(gemmPrecision) * 1e12 * eff.gemmFractionOfPeak();
         // without flash, the score GEMMs run as batched GEMMs: in bf16 on tensor cores, or (PyTorch's math backend)
         // upcast to fp32 on CUDA cores; the compute scale a fit finds applies to them as to every kernel
+        // under torch.compile a framework's modelling code may hand the fused kernel an explicit mask (its profile's
+        // compiled_attention_slowdown, measured): every tile computed, no native GQA
         if (t.flashAttention())
-            attentionRate = peakBf16 * eff.attentionFractionOfPeak();
+            attentionRate = peakBf16 * eff.attentionFractionOfPeak()
+                    / (t.elementwiseKernels() == dev.trainadvisor.spec.ElementwiseKernels.COMPILED
+                    ? t.framework().compiledAttentionFactor() : 1);
         else if (t.attentionKernel() == AttentionKernel.MATH)
             attentionRate = gpu.peakTflops(Precision.FP32) * 1e12 * Efficiency.MATH_ATTENTION_FP32_FRACTION
                     * eff.gemmFractionOfPeak() / Efficiency.gemmFraction(gpu);
@@ -53,6 +58,7 @@ public final class Roofline {
         // (bench/h200_moe_kernels.py, permutation rows), about the HBM fraction
         streamRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction();
         gradBytes = t.gradReducePrecision().bytes;
+        scoresThroughMemory = !t.flashAttention() && t.attentionKernel() == AttentionKernel.EAGER;
         byInnerDimension = Catalog.builtIn().gemmCurve(gpu.architecture());
         sms = gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS;
     }
@@ -60,7 +66,10 @@ public final class Roofline {
     public double forwardSeconds(Operation o) {
         return switch (o.kind()) {
             case GEMM -> gemmSeconds(o);
-            case ATTENTION -> o.flops() / attentionRate;
+            // the Hugging Face eager attention's batched GEMMs have the head dimension inside (64-128): they write and
+            // read the score matrix at HBM speed more than they compute (bench/h200_hf_step_kernels.py: 37.6 ms of
+            // them a step where 12 bytes a score take 34.7 ms and their FLOPs at the GEMM rate 13.4)
+            case ATTENTION -> scoresThroughMemory ? bound(o.flops() / attentionRate, o.bytes()) : o.flops() / attentionRate;
             case MEMORY -> o.bytes() / hbmRate;
             case COPY -> o.bytes() / streamRate;
         };

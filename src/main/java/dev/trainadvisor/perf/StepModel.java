@@ -49,7 +49,7 @@ public final class StepModel {
         if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
         phases.add(new Phase(Phase.OPTIMIZER, optimizer, optimizer, null));
         // what the framework spends around the optimizer step beyond Adam's HBM traffic (its profile's, measured)
-        double framework = t.framework().hostSecondsPerStep().value();
+        double framework = frameworkSeconds(context, eff);
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
         double step = forward + backward + bubble + optimizer + framework;
         if (offload.hostOptimizerS() > 0) phases.add(new Phase(Phase.HOST_OPTIMIZER, offload.hostOptimizerS(),
@@ -75,6 +75,28 @@ public final class StepModel {
                 flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, Collections.unmodifiableList(phases),
                 collectives, memory, eff, optimizer, bubble, notes.isEmpty() ? List.of() : Collections.unmodifiableList(notes));
     }
+
+    /**
+     * The framework's time per step beside the kernels the model counts. Where it trains fp32 parameters under
+     * torch.autocast ({@link dev.trainadvisor.spec.Framework.Amp}: the Hugging Face Trainer's own loop) there is no
+     * master copy to keep, so that is its loop's host time, per step and per micro-batch, and the gradient clipping
+     * the Trainer does by default (max_grad_norm 1.0): a norm over the fp32 gradients (4 bytes read) and their scaling
+     * in place (4 read, 4 written), 12 bytes a parameter at the achieved HBM bandwidth. Measured on one H200
+     * (bench/h200_hf_step_kernels.py, knowledge-base/measurements/h200-hf-step-kernels.json): clip_grad_norm_ over the
+     * 1.1 G fp32 gradients of a TinyLlama-shaped model took 3.8 ms, against 3.2 ms from the 12 bytes. Elsewhere the
+     * profile's {@code host_seconds_per_step}, measured for bf16 weights with an fp32 master copy (Overheads).
+     */
+    static double frameworkSeconds(StepContext s, Efficiency eff) {
+        Training t = s.training();
+        dev.trainadvisor.spec.Framework.Amp amp = t.framework().ampAt(s.parallel().zeroStage());
+        if (amp == null) return t.framework().hostSecondsPerStep().value();
+        double updated = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
+        double clip = updated * CLIP_BYTES_PER_PARAM / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction());
+        return amp.hostSecondsPerStep() + amp.hostSecondsPerMicroBatch() * t.microBatches() + clip;
+    }
+
+    /** Gradient clipping over fp32 gradients: the norm reads each (4 bytes), the scaling reads and writes it (8). */
+    static final double CLIP_BYTES_PER_PARAM = 12;
 
     /**
      * Adam over this GPU's shard streams fp32 master weights, momentum and variance in and out

@@ -44,16 +44,17 @@ public final class StepOperations {
         List<Operation> out = new ArrayList<>();
         out.add(Operation.gemm("qkv", true, qkv * share, tokens, (m.attentionWidth() + 2 * kv) / tp, layersPerStage));
         boolean math = !t.flashAttention() && t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH;
+        boolean eager = !t.flashAttention() && t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.EAGER;
         // HBM traffic of the core, for the roofline: queries, keys, values and output once (a flash kernel's lower
         // bound, Dao et al. 2022 section 3.2), and without one the scores and probabilities written and read in bf16
         double heads = (double) m.attentionWidth() / m.headDim();
         double attentionBytes = layersPerStage * tokens * 2 * (2 * m.attentionWidth() + 2 * kv) / tp
                 + (t.flashAttention() ? 0 : layersPerStage * tokens * t.seqLen() * heads / tp * 2 * 2);
         out.add(Operation.attention("attention-core", core * causal * share, attentionBytes,
-                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD
-                        : math ? KernelLaunches.MATH_FORWARD : KernelLaunches.UNFUSED_FORWARD),
-                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD
-                        : math ? KernelLaunches.MATH_BACKWARD : KernelLaunches.UNFUSED_BACKWARD)));
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_FORWARD : math ? KernelLaunches.MATH_FORWARD
+                        : eager ? KernelLaunches.EAGER_FORWARD : KernelLaunches.UNFUSED_FORWARD),
+                layersPerStage * (t.flashAttention() ? KernelLaunches.FLASH_BACKWARD : math ? KernelLaunches.MATH_BACKWARD
+                        : eager ? KernelLaunches.EAGER_BACKWARD : KernelLaunches.UNFUSED_BACKWARD)));
         out.add(Operation.gemm("attention-out", true, outProj * share, tokens, h, layersPerStage));
         if (moe != null) out.addAll(experts(m, p, tokens, share, moe, moePerStage));
         if (dense != null) {

@@ -26,8 +26,15 @@ public enum AttentionKernel {
      * Without flash: PyTorch's scaled_dot_product_attention on its math backend, which upcasts to fp32 and runs the
      * GEMMs on CUDA cores and the softmax as separate fp32 kernels (measured on an H200, bench/h200_attention_math.py).
      */
-    MATH;
+    MATH,
+    /**
+     * Without flash: the Hugging Face modelling code's eager attention (attn_implementation="eager",
+     * transformers' eager_attention_forward): the K and V heads repeated for GQA, bf16 batched GEMMs, the causal mask
+     * added as a tensor, the softmax in fp32 and cast back, each a kernel of its own (measured on an H200,
+     * bench/h200_hf_step_kernels.py).
+     */
+    EAGER;
 
     /** Whether it is a flash (fused) kernel, run with {@code flash_attention: true}. */
-    public boolean flash() { return this != UNFUSED && this != MATH; }
+    public boolean flash() { return this != UNFUSED && this != MATH && this != EAGER; }
 }

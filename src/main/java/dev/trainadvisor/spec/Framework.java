@@ -18,7 +18,59 @@ public record Framework(String key, String name, String version, String versionD
                         Fact<AttentionKernel> attentionKernel, Fact<Map<String, AttentionKernel>> attentionByArchitecture,
                         Fact<ElementwiseKernels> elementwiseKernels,
                         Fact<Double> hostSecondsPerStep, Fact<FlopsConvention> flopsConvention,
-                        List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload) {
+                        List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload,
+                        Fact<Amp> amp, Fact<LayerLaunches> layerLaunches, Fact<Double> compiledAttentionSlowdown,
+                        Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches) {
+
+    /**
+     * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
+     * {@code host_launches}): the host's time per kernel it launches and how sharply the step takes the longer of the
+     * host's launches and the GPU's work ({@code (gpu^k + host^k)^(1/k)}); where the profile says nothing, those of a
+     * plain PyTorch model (perf.Overheads).
+     */
+    public record HostLaunches(double secondsPerLaunch, double overlapPower) {}
+
+    /**
+     * What its attention runs with flash attention off ({@code attention_kernel_without_flash}): the Hugging Face
+     * modelling code's eager attention, or where the profile says nothing an unfused core with a fused softmax.
+     */
+    public AttentionKernel attentionWithoutFlash() {
+        return attentionKernelWithoutFlash == null || attentionKernelWithoutFlash.value() == null ? AttentionKernel.UNFUSED
+                : attentionKernelWithoutFlash.value();
+    }
+
+    /**
+     * Where the framework trains fp32 parameters under torch.autocast (its profile's {@code amp} fact): no bf16 copy of
+     * the weights and no fp32 master copy to keep in step, so that beside Adam the step spends the gradient clipping's
+     * HBM traffic and the framework loop's own host time, per step and per micro-batch, rather than the master-weights
+     * step's {@link #hostSecondsPerStep}.
+     *
+     * @param zeroStages the ZeRO stages at which it does (the Trainer's own loop at ZeRO 0; DeepSpeed's stages keep
+     *                   bf16 weights and an fp32 master copy)
+     */
+    public record Amp(List<Integer> zeroStages, double hostSecondsPerStep, double hostSecondsPerMicroBatch) {
+        public boolean at(int zeroStage) { return zeroStages.contains(zeroStage); }
+    }
+
+    /**
+     * Kernels a layer of the framework's modelling code launches beyond the operations the step model counts, forward
+     * and backward, with eager element-wise kernels (its profile's {@code layer_launches}; torch.compile fuses them).
+     */
+    public record LayerLaunches(int forward, int backward) {}
+
+    /** The framework's amp path at {@code zeroStage}, or null where it keeps master weights there. */
+    public Amp ampAt(int zeroStage) {
+        return amp != null && amp.value() != null && amp.value().at(zeroStage) ? amp.value() : null;
+    }
+
+    /**
+     * How much slower the fused attention kernel runs under torch.compile in this framework's modelling code (1 where
+     * its profile says nothing): transformers builds an explicit causal mask while dynamo traces, so SDPA runs masked,
+     * every tile, without its native GQA.
+     */
+    public double compiledAttentionFactor() {
+        return compiledAttentionSlowdown == null || compiledAttentionSlowdown.value() == null ? 1 : compiledAttentionSlowdown.value();
+    }
 
     /**
      * How the framework offloads (its profile's {@code offload} fact): the optimizer its host runs, the launcher that

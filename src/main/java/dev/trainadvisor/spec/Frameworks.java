@@ -125,7 +125,8 @@ public final class Frameworks {
     private static final Set<String> TOP = Set.of("key", "name", "aliases", "code", "named_by", "default_version",
             "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "attention_kernel_by_architecture",
             "elementwise_kernels",
-            "host_seconds_per_step", "flops_convention", "offload", "notes", "$comment");
+            "host_seconds_per_step", "flops_convention", "offload", "amp", "layer_launches",
+            "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "notes", "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
@@ -207,7 +208,55 @@ public final class Frameworks {
                     return c;
                 }, false),
                 strings(raw.path("named_by").path("log_formats")), strings(raw.path("named_by").path("tflops_conventions")),
-                fact(top, "offload", Frameworks::offloads, false));
+                fact(top, "offload", Frameworks::offloads, false), fact(top, "amp", Frameworks::amp, false),
+                fact(top, "layer_launches", Frameworks::layerLaunches, false),
+                fact(top, "compiled_attention_slowdown", n -> {
+                    if (!n.isNumber() || !(n.asDouble() >= 1) || n.asDouble() > 10)
+                        throw new IllegalArgumentException("a factor from 1 to 10");
+                    return n.asDouble();
+                }, false),
+                fact(top, "attention_kernel_without_flash", n -> {
+                    AttentionKernel k = enumOf(AttentionKernel.class).apply(n);
+                    if (k.flash()) throw new IllegalArgumentException("unfused, math or eager (a kernel without flash)");
+                    return k;
+                }, false),
+                fact(top, "host_launches", Frameworks::hostLaunches, false));
+    }
+
+    /** {@code {seconds_per_launch, overlap_power}}. */
+    private static Framework.HostLaunches hostLaunches(JsonNode n) {
+        JsonNode s = n.path("seconds_per_launch"), k = n.path("overlap_power");
+        if (!n.isObject() || n.size() != 2 || !s.isNumber() || !k.isNumber() || !(s.asDouble() > 0) || s.asDouble() > 1e-3
+                || !(k.asDouble() >= 1) || k.asDouble() > 20)
+            throw new IllegalArgumentException("{seconds_per_launch (0 to 1 ms), overlap_power (1 to 20)}");
+        return new Framework.HostLaunches(s.asDouble(), k.asDouble());
+    }
+
+    private static final Set<String> AMP = Set.of("zero_stages", "host_seconds_per_step", "host_seconds_per_micro_batch");
+
+    /** {@code {zero_stages, host_seconds_per_step, host_seconds_per_micro_batch}}. */
+    private static Framework.Amp amp(JsonNode n) {
+        if (!n.isObject()) throw new IllegalArgumentException("{zero_stages, host_seconds_per_step, host_seconds_per_micro_batch}");
+        n.fieldNames().forEachRemaining(k -> {
+            if (!AMP.contains(k)) throw new IllegalArgumentException("only " + AMP + ", not '" + k + "'");
+        });
+        List<Integer> stages = new ArrayList<>();
+        for (JsonNode st : n.path("zero_stages")) {
+            if (!st.isInt() || st.asInt() < 0 || st.asInt() > 3) throw new IllegalArgumentException("zero_stages of 0 to 3");
+            stages.add(st.asInt());
+        }
+        if (stages.isEmpty()) throw new IllegalArgumentException("zero_stages, a list of 0 to 3");
+        return new Framework.Amp(List.copyOf(stages), seconds(n.path("host_seconds_per_step")),
+                seconds(n.path("host_seconds_per_micro_batch")));
+    }
+
+    /** {@code {forward, backward}}: whole kernels per layer. */
+    private static Framework.LayerLaunches layerLaunches(JsonNode n) {
+        JsonNode f = n.path("forward"), b = n.path("backward");
+        if (!n.isObject() || n.size() != 2 || !f.isInt() || !b.isInt() || f.asInt() < 0 || b.asInt() < 0
+                || f.asInt() > 1000 || b.asInt() > 1000)
+            throw new IllegalArgumentException("{forward, backward}, kernels per layer from 0 to 1000");
+        return new Framework.LayerLaunches(f.asInt(), b.asInt());
     }
 
     private static final Set<String> OFFLOADS = Set.of("host_optimizer", "launcher", "ratio_stages", "ratio_flag");

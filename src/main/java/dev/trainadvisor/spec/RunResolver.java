@@ -179,12 +179,12 @@ final class RunResolver {
                 : t.attentionKernel() != null || profiled == null || profiled.flash();
         AttentionKernel kernel = t.attentionKernel() != null ? t.attentionKernel()
                 : profiled != null && profiled.flash() == flash ? profiled
-                : flash ? AttentionKernel.FA2 : AttentionKernel.UNFUSED;
+                : flash ? AttentionKernel.FA2 : fw.attentionWithoutFlash();
         if (kernel.flash() != flash)
             throw error(file, "training.attention_kernel", flash
                     ? "a fused kernel (fa2, fa1, triton, fa3, cudnn) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
                             + " is attention without flash: flash_attention false with it"
-                    : "unfused or math with flash_attention false (the kernel of fused attention needs flash_attention: true)");
+                    : "unfused, math or eager with flash_attention false (the kernel of fused attention needs flash_attention: true)");
         Fp8Recipe recipe = t.fp8Recipe() != null ? t.fp8Recipe() : Fp8Recipe.DELAYED;
         if (t.fp8Recipe() != null && p != Precision.FP8)
             throw error(file, "training.fp8_recipe", "precision: fp8 with it (the recipe scales fp8 tensors); precision is " + p.key());

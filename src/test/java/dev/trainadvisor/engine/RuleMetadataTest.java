@@ -28,7 +28,7 @@ class RuleMetadataTest {
     /** Remedies, one rule each (rules/remedies.drl). */
     static final Set<String> REMEDY_IDS = Set.of("nvlink-nodes", "fix-intra-node-link", "fix-network",
             "overlap-param-gather", "overlap-grad-reduce", "bf16-grad-reduce", "more-micro-batches", "intra-node-sharding",
-            "more-nics", "tp-inside-node", "interleaved-stages", "larger-micro-batch", "selective-recompute",
+            "more-nics", "tp-inside-node", "interleaved-stages", "larger-micro-batch", "double-micro-batch", "selective-recompute",
             "no-recompute", "lower-zero-stage", "zero-stage-1", "zero-stage-2", "zero-stage-3", "full-recompute",
             "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise", "cuda-graphs",
             "fewer-tensor-parallel", "tensor-to-pipeline", "fewer-pipeline-stages", "context-parallel", "experts-inside-node",
