@@ -119,7 +119,7 @@ class HfTrainerLogTest {
         var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("summary.json").toFile()).get("runs");
         int n = 0;
         for (String run : java.util.List.of("plain", "compiled", "checkpoint", "killed", "batch1", "eager", "slowdata", "fp32",
-                "adamw")) {
+                "adamw", "batch2", "trl")) {
             double truth = summary.get(run).get("steady_step_s").asDouble();
             ParsedLog p = parser.parse(java.nio.file.Files.readString(dir.resolve(run + ".log")));
             assertEquals("hf-trainer".equals(p.format()), true);
@@ -128,7 +128,10 @@ class HfTrainerLogTest {
             assertEquals(killed, p.warnings().stream().anyMatch(w -> w.contains("no final train_runtime summary")), run);
             n++;
         }
-        assertEquals(9, n);
+        assertEquals(11, n);
+        // TRL's SFTTrainer adds entropy, num_tokens and mean_token_accuracy to the Trainer's dicts: all 30 steps read
+        ParsedLog trl = parser.parse(java.nio.file.Files.readString(dir.resolve("trl.log")));
+        assertEquals(30, trl.history().stepTimeS().length);
         // the checkpoint saves, 12.84 and 16.55 s in the callback's times, are steps 11 and 21 of the history
         ParsedLog c = parser.parse(java.nio.file.Files.readString(dir.resolve("checkpoint.log")));
         double[] s = c.history().stepTimeS();
