@@ -322,8 +322,23 @@ public final class FactBuilder {
         if (h.isEmpty()) return out;
         var found = dev.trainadvisor.history.HistoryAnalysis.of(h);
         var stalls = found.stalls();
-        if (stalls != null) out.add(new StallFact(stalls.period(), stalls.spikeSteps().size(), stalls.spikeSteps().get(0),
-                stalls.medianS(), stalls.costS(), stalls.wallS(), stalls.basis()));
+        if (stalls != null) {
+            // what the log says was done right before the spiking steps: a save after step N shows in step N + 1's time
+            // (the Trainer's bar, Megatron's next iteration line) or in step N's where the log times the save with it
+            dev.trainadvisor.history.StepHistory.Kind said = null;
+            int saidSpikes = 0;
+            for (var kind : dev.trainadvisor.history.StepHistory.Kind.values()) {
+                var at = h.stepsOf(kind);
+                int n = 0;
+                for (long s : stalls.spikeSteps()) if (at.contains(s) || at.contains(s - 1)) n++;
+                if (n > saidSpikes && 4 * n >= 3 * stalls.spikeSteps().size()) {
+                    said = kind;
+                    saidSpikes = n;
+                }
+            }
+            out.add(new StallFact(stalls.period(), stalls.spikeSteps().size(), stalls.spikeSteps().get(0), stalls.medianS(),
+                    stalls.costS(), stalls.wallS(), stalls.basis(), said, saidSpikes));
+        }
         var pace = found.pace();
         if (pace != null) out.add(new PaceChangeFact(pace.startStep(), pace.beforeS(), pace.afterS(), pace.before(), pace.after(),
                 pace.basis()));

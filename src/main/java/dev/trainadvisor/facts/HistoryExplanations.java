@@ -12,12 +12,16 @@ public final class HistoryExplanations {
     private HistoryExplanations() {}
 
     public static Explain stall(StallFact s) {
-        return Explain.start().count("spikes", s.spikes()).text(" steps spike every ").count("period_steps", s.period())
+        Explain e = Explain.start().count("spikes", s.spikes()).text(" steps spike every ").count("period_steps", s.period())
                 .text(" steps from step ").count("first_spike_step", s.firstStep()).text(" (read from the log's ")
                 .text(s.basis()).text("), each ").num("seconds_per_spike", s.perSpikeS(), "s").text(" beyond the median step of ")
-                .num("median_step_s", s.medianS(), "s").text(": a checkpoint save, an evaluation or a garbage collection "
-                        + "at that period. They take ").eq(div(v("stall_seconds", s.costS(), "s"), v("wall_seconds", s.wallS(), "s")),
-                        "wall_share", s.share(), "").text(" of the steady wall time.");
+                .num("median_step_s", s.medianS(), "s");
+        if (s.said() == null) e.text(": a checkpoint save, an evaluation or a garbage collection at that period.");
+        else e.text("; the log says the run did " + s.said().phrase + " right before ").count("spikes_said", s.saidSpikes())
+                .text(" of them: they are " + (s.said() == dev.trainadvisor.history.StepHistory.Kind.CHECKPOINT
+                        ? "the checkpoint saves." : "the evaluations."));
+        return e.text(" They take ").eq(div(v("stall_seconds", s.costS(), "s"), v("wall_seconds", s.wallS(), "s")),
+                "wall_share", s.share(), "").text(" of the steady wall time.");
     }
 
     public static Explain paceChange(PaceChangeFact p) {

@@ -30,7 +30,39 @@ import java.util.List;
  */
 public record StepHistory(long[] steps, int stride, double[] stepTimeS, double[] tokensPerGpuPerS, double[] timestampS,
                           double[] loss, double[] lossScale, double[] gradNorm, double[] memoryGb, double[] learningRate,
-                          double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason) {
+                          double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason,
+                          List<Event> events) {
+
+    /** A history without the log's events. */
+    public StepHistory(long[] steps, int stride, double[] stepTimeS, double[] tokensPerGpuPerS, double[] timestampS,
+                       double[] loss, double[] lossScale, double[] gradNorm, double[] memoryGb, double[] learningRate,
+                       double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason) {
+        this(steps, stride, stepTimeS, tokensPerGpuPerS, timestampS, loss, lossScale, gradNorm, memoryGb, learningRate,
+                skipped, timers, warmupSteps, warmupReason, List.of());
+    }
+
+    /**
+     * Something the log says the run did after a step, besides training: a checkpoint saved (the Trainer's "Saving model
+     * checkpoint to .../checkpoint-N", Megatron's "saving checkpoint at iteration N"), an evaluation (the Trainer's
+     * eval_loss dict).
+     */
+    public record Event(long step, Kind kind) {}
+
+    /** What an {@link Event} was. */
+    public enum Kind {
+        CHECKPOINT("a checkpoint save"), EVALUATION("an evaluation");
+
+        public final String phrase;
+
+        Kind(String phrase) { this.phrase = phrase; }
+    }
+
+    /** The steps after which the log says the run did {@code kind}. */
+    public java.util.Set<Long> stepsOf(Kind kind) {
+        java.util.Set<Long> out = new java.util.TreeSet<>();
+        for (Event e : events) if (e.kind() == kind) out.add(e.step());
+        return out;
+    }
 
     /** Timer names as Megatron prints them (megatron/training/training.py, timers_to_log). */
     public static final String FORWARD_BACKWARD = "forward-backward", BATCH_GENERATOR = "batch-generator",

@@ -105,6 +105,8 @@ public final class HfTrainerLog extends GuardedLogParser {
                     metricsBlock = true;
                     continue;
                 }
+                int saving = line.indexOf(SAVING);
+                if (saving >= 0) r.series.event(checkpointStep(line, saving, bar), StepHistory.Kind.CHECKPOINT);
                 Tqdm.Update u = Tqdm.parse(line);
                 if (u != null) {
                     bar.add(u);
@@ -113,6 +115,7 @@ public final class HfTrainerLog extends GuardedLogParser {
                 Map<String, String> d = dict(line);
                 if (d != null) {
                     metricsBlock = false;
+                    if (d.containsKey("eval_loss") && bar.any()) r.series.event(bar.lastStep(), StepHistory.Kind.EVALUATION);
                     if (d.containsKey("train_runtime")) {
                         if (end.size() < 1000) d.forEach(end::putIfAbsent);
                     } else if (d.containsKey("loss")) {
@@ -189,6 +192,20 @@ public final class HfTrainerLog extends GuardedLogParser {
         }
         if (logged == 0 && end.isEmpty()) r.warn("no Trainer log dicts found");
         return r.build();
+    }
+
+    /** What Trainer._save_checkpoint logs at info level (log_level="info"), before the path's checkpoint-N. */
+    static final String SAVING = "Saving model checkpoint to ";
+
+    /** The N of the path's {@code checkpoint-N}, else the bar's last step. */
+    private static long checkpointStep(String line, int saving, Tqdm.Steps bar) {
+        int c = line.lastIndexOf("checkpoint-");
+        if (c > saving) {
+            int i = c + "checkpoint-".length(), j = i;
+            while (j < line.length() && j - i < 18 && Character.isDigit(line.charAt(j))) j++;
+            if (j > i && (j == line.length() || !Character.isDigit(line.charAt(j)))) return Long.parseLong(line.substring(i, j));
+        }
+        return bar.any() ? bar.lastStep() : -1;
     }
 
     /** The most steps one refresh of the bar fills in one by one; a longer gap is its last steps'. */

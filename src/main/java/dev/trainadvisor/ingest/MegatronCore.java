@@ -103,6 +103,9 @@ final class MegatronCore {
         }
 
         /** One cleaned line of the log. */
+        /** Megatron's (and Megatron-DeepSpeed's) line before it writes a checkpoint. */
+        static final String SAVING = "saving checkpoint at iteration";
+
         void line(String line) {
             // the timer block: one timer per line until a line that is not one
             if (timerBlock != NONE) {
@@ -119,6 +122,16 @@ final class MegatronCore {
             }
             if (mayStartArgument(line.charAt(a)) && argumentLine(line.strip(), inArgs, args)) {
                 if (args.size() > MAX_ARGS) args.remove(args.keySet().iterator().next());
+                return;
+            }
+            int saving = line.indexOf(SAVING, a);
+            if (saving >= 0) {
+                // megatron/training/checkpointing.py save_checkpoint: 'saving checkpoint at iteration {:7d} to ...'
+                int i = saving + SAVING.length();
+                while (i < line.length() && line.charAt(i) == ' ') i++;
+                int j = i;
+                while (j < line.length() && j - i < 18 && Character.isDigit(line.charAt(j))) j++;
+                if (j > i) series.event(Long.parseLong(line.substring(i, j)), dev.trainadvisor.history.StepHistory.Kind.CHECKPOINT);
                 return;
             }
             Iteration it = iteration(line);

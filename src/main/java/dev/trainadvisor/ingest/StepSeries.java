@@ -177,6 +177,12 @@ final class StepSeries {
     }
 
     private final Map<String, Timer> timers = new LinkedHashMap<>();
+    private final List<StepHistory.Event> events = new ArrayList<>();
+
+    /** The log says the run did {@code kind} after {@code step} (kept up to the history's rows). */
+    void event(long step, StepHistory.Kind kind) {
+        if (step > 0 && events.size() < StepHistory.MAX_ROWS) events.add(new StepHistory.Event(step, kind));
+    }
 
     /** The timer of this name, created when new; null past {@link #MAX_TIMERS} names (a warning says so). */
     Timer timer(String name) {
@@ -722,7 +728,7 @@ final class StepSeries {
         return new StepHistory(steps, stride, time, historyColumn("tokens_per_gpu_per_s", order), stamp,
                 historyColumn(LOSS, order), historyColumn("loss_scale", order), historyColumn(GRAD_NORM, order),
                 historyColumn(MEMORY, order), historyColumn(LR, order), historyColumn(SKIPPED, order), timers,
-                s.warmupEntries(), s.warmupReason());
+                s.warmupEntries(), s.warmupReason(), List.copyOf(events));
     }
 
     private double[] historyColumn(String key, int[] order) {

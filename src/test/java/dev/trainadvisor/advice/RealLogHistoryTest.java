@@ -46,6 +46,9 @@ class RealLogHistoryTest {
         assertEquals(10, evidence(d, "period_steps"));
         assertEquals(11, evidence(d, "first_spike_step"));
         assertEquals(5, evidence(d, "spikes"));
+        // the log's 'saving checkpoint at iteration 10' (20, ... 50) comes right before each: the saves, named
+        assertEquals(5, evidence(d, "spikes_said"));
+        assertTrue(d.explanation().contains("they are the checkpoint saves"), d.explanation());
         double median = evidence(d, "median_step_s");
         assertEquals(1.469, median, 0.002);
         assertEquals(22.0011 + 3.1924 + 3.0083 + 3.1342 + 3.1527 - 5 * median, evidence(d, "stall_seconds"), 0.01);

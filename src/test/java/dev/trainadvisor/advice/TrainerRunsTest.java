@@ -62,6 +62,9 @@ class TrainerRunsTest {
         var d = a.diagnoses().stream().filter(x -> x.id().equals("periodic-stall")).findFirst()
                 .orElseThrow(() -> new AssertionError(a.diagnoses().toString()));
         assertTrue(d.explanation().contains("every 10 steps from step 11"), d.explanation());
+        // log_level="info": the Trainer's "Saving model checkpoint to .../checkpoint-10" (20, ... 50) names them
+        assertTrue(d.explanation().contains("the log says the run did a checkpoint save right before 5 of them: they are"
+                + " the checkpoint saves"), d.explanation());
         // the callback's times: saves after steps 10, 20, ..., 50 inside the bar; each step's seconds beyond the
         // steady step, over the steady steps' wall time (from step 6 on, as the history's warm-up leaves them)
         JsonNode t = new ObjectMapper().readTree(Path.of("src/test/resources/logs/h200-trainer/checkpoint60.truth.json").toFile());

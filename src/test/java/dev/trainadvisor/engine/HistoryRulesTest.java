@@ -42,6 +42,25 @@ class HistoryRulesTest {
         assertTrue(p.change().isEmpty(), "no run-file key changes");
     }
 
+    /**
+     * The same stalls where the log says it saved a checkpoint right before 4 of the 5: they are named the saves, with
+     * how many the log names; evaluations likewise. Without what the log says, the three usual suspects.
+     */
+    @Test
+    void aStallTheLogExplainsIsNamedByIt() {
+        Diagnosis saves = only(given(new StallFact(20, 5, 20, 10, 150, 1150, "step time",
+                dev.trainadvisor.history.StepHistory.Kind.CHECKPOINT, 4)), "periodic-stall");
+        assertEquals(4, evidence(saves, "spikes_said"));
+        assertTrue(saves.explanation().contains("a checkpoint save right before 4 of them: they are the checkpoint saves"),
+                saves.explanation());
+        Diagnosis evals = only(given(new StallFact(20, 5, 20, 10, 150, 1150, "step time",
+                dev.trainadvisor.history.StepHistory.Kind.EVALUATION, 5)), "periodic-stall");
+        assertTrue(evals.explanation().contains("they are the evaluations"), evals.explanation());
+        Diagnosis unsaid = only(given(new StallFact(20, 5, 20, 10, 150, 1150, "step time")), "periodic-stall");
+        assertTrue(unsaid.explanation().contains("a checkpoint save, an evaluation or a garbage collection"));
+        assertEquals(saves.impactFraction(), unsaid.impactFraction(), 0, "what the log says names the cause, not its cost");
+    }
+
     /** A save of 30 s every 500 steps of 10 s: 30 / 5030 = 0.6%, reported low for its period, still with a remedy. */
     @Test
     void aSmallPeriodicStallIsLow() {

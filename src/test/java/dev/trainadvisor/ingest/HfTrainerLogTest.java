@@ -129,6 +129,12 @@ class HfTrainerLogTest {
             n++;
         }
         assertEquals(11, n);
+        // with log_level="info" the Trainer says where it saved: checkpoint-10 ... checkpoint-60, events of the history;
+        // at the default level (checkpoint.log) it says nothing
+        ParsedLog saves = parser.parse(java.nio.file.Files.readString(dir.resolve("checkpoint60.log")));
+        assertEquals(java.util.Set.of(10L, 20L, 30L, 40L, 50L, 60L),
+                saves.history().stepsOf(dev.trainadvisor.history.StepHistory.Kind.CHECKPOINT));
+        assertTrue(parser.parse(java.nio.file.Files.readString(dir.resolve("checkpoint.log"))).history().events().isEmpty());
         // TRL's SFTTrainer adds entropy, num_tokens and mean_token_accuracy to the Trainer's dicts: all 30 steps read
         ParsedLog trl = parser.parse(java.nio.file.Files.readString(dir.resolve("trl.log")));
         assertEquals(30, trl.history().stepTimeS().length);
