@@ -78,7 +78,7 @@ final class PrecisionCheck {
         Training nt = new Training(t.seqLen(), t.microBatchSize(), t.microBatches(), t.recompute(), p,
                 p == Precision.FP32 || p == Precision.TF32 ? Precision.FP32 : t.gradReducePrecision(), t.flashAttention(),
                 t.recomputeFraction(), t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(),
-                t.implementation(), t.offload());
+                t.implementation(), t.offload(), t.optimizerKernel());
         return new RunMetrics(run.name(), run.model(), run.parallel(), nt, run.measured());
     }
 }

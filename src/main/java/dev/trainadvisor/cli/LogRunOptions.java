@@ -57,9 +57,10 @@ final class LogRunOptions {
     @Option(names = "--recompute", description = "none, selective or full") String recompute;
     @Option(names = "--precision", description = "bf16, fp16, fp8 or fp32") String precision;
     @Option(names = "--flash-attention", arity = "1", description = "true or false") Boolean flashAttention;
-    @Option(names = "--attention-kernel", description = "fa2, fa1, triton or fa3") String attentionKernel;
+    @Option(names = "--attention-kernel", description = "with flash attention fa2, fa1, triton, fa3 or cudnn; without it unfused, math or eager") String attentionKernel;
     @Option(names = "--elementwise-kernels", description = "fused (hand-fused kernels), compiled (torch.compile) or eager (PyTorch without torch.compile)") String elementwiseKernels;
     @Option(names = "--cuda-graphs", arity = "1", description = "true when forward and backward replay CUDA graphs") Boolean cudaGraphs;
+    @Option(names = "--optimizer-kernel", description = "fused (the default: AdamW(fused=True), the Trainer's adamw_torch_fused) or foreach (AdamW's default without fused, the Trainer's adamw_torch)") String optimizerKernel;
     @Option(names = "--framework", description = "the framework that ran it (a profile of knowledge-base/frameworks: megatron-core, deepspeed, pytorch, internevo, ...); default: the one the log's format names") String framework;
     @Option(names = "--framework-version", description = "its version, where the profile has several") String frameworkVersion;
 
@@ -81,7 +82,8 @@ final class LogRunOptions {
                 {"training.precision", "--precision", precision}, {"training.flash_attention", "--flash-attention", flashAttention},
                 {"training.attention_kernel", "--attention-kernel", attentionKernel},
                 {"training.elementwise_kernels", "--elementwise-kernels", elementwiseKernels},
-                {"training.cuda_graphs", "--cuda-graphs", cudaGraphs}, {"training.framework", "--framework", framework},
+                {"training.cuda_graphs", "--cuda-graphs", cudaGraphs}, {"training.optimizer_kernel", "--optimizer-kernel", optimizerKernel},
+                {"training.framework", "--framework", framework},
                 {"training.framework_version", "--framework-version", frameworkVersion}};
         for (Object[] f : all) if (f[2] != null) m.put((String) f[0], new Object[]{f[1], f[2]});
         return m;

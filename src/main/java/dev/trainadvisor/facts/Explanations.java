@@ -384,6 +384,12 @@ public final class Explanations {
         return e;
     }
 
+    public static Explain unfusedOptimizer(StepFact s, Grant g) {
+        Explain e = Explain.start().text("The optimizer's update runs as PyTorch's foreach kernels, a pass over the states per"
+                + " operation; one fused kernel would run the step ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");
+        return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
+    }
+
     public static Explain eagerElementwise(StepFact s, Grant g) {
         Explain e = Explain.start().text("Norms, rotary and the activation run as eager PyTorch composites; fused, the step"
                 + " would run ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");

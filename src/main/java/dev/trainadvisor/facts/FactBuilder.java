@@ -178,6 +178,9 @@ public final class FactBuilder {
         if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
             price(out, b, Saving.Kind.FUSED_ELEMENTWISE, RunChange.of(RunField.ELEMENTWISE_KERNELS, ElementwiseKernels.COMPILED));
         if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, RunChange.of(RunField.CUDA_GRAPHS, true));
+        if (t.optimizerKernel() == dev.trainadvisor.spec.OptimizerKernel.FOREACH)
+            price(out, b, Saving.Kind.FUSED_OPTIMIZER,
+                    RunChange.of(RunField.OPTIMIZER_KERNEL, dev.trainadvisor.spec.OptimizerKernel.FUSED));
         return out;
     }
 

@@ -35,6 +35,8 @@ public record Saving(Kind kind, double seconds, List<Claim> byPhase) {
         FUSED_ELEMENTWISE,
         /** The forward and backward replayed from CUDA graphs instead of launched kernel by kernel. */
         CUDA_GRAPHS,
+        /** The optimizer's update as one fused kernel instead of PyTorch's foreach kernels. */
+        FUSED_OPTIMIZER,
         /** Every fitted quantity back at its expected value: the fitted step against the catalogue's. */
         CATALOGUE;
 

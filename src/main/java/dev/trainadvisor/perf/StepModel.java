@@ -107,8 +107,17 @@ public final class StepModel {
         // the parameters this GPU updates: its shard of the model, of which ZeRO leaves it a share of the states
         double updated = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
         return updated * optimizerBytesPerParam(s.training().gradReducePrecision())
-                / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction());
+                / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction())
+                * (s.training().optimizerKernel() == dev.trainadvisor.spec.OptimizerKernel.FOREACH ? FOREACH_OVER_FUSED : 1);
     }
+
+    /**
+     * PyTorch's foreach AdamW over its fused kernel, GPU time of the step: 24.0 ms against 9.0 for the 1.1 G fp32
+     * parameters of a TinyLlama-shaped model on one H200 (bench/h200_hf_step_kernels.py, sdpa_b4_foreach against sdpa_b4,
+     * the optimizer's CUDA-event phase, medians of 10 steps; knowledge-base/measurements/h200-hf-step-kernels.json): its
+     * _foreach kernels pass over the states once per operation of the update.
+     */
+    public static final double FOREACH_OVER_FUSED = 0.0240 / 0.0090;
 
     /** The HBM bytes Adam moves per parameter it updates, with gradients in {@code grads} ({@link #optimizerSeconds}). */
     public static double optimizerBytesPerParam(Precision grads) { return 24 + 2.0 * grads.bytes + 2; }

@@ -62,7 +62,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,
-                t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(), t.implementation(), offload);
+                t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(), t.implementation(), offload,
+                t.optimizerKernel());
         return new RunMetrics(run.name(), run.model(), p, nt, run.measured());
     }
 

@@ -129,6 +129,8 @@ public final class RunField<T> {
             (d, v) -> d.training.offload = v);
     public static final RunField<Boolean> CUDA_GRAPHS = of("training.cuda_graphs", Section.TRAINING, Boolean.class,
             d -> d.training.cudaGraphs, (d, v) -> d.training.cudaGraphs = v);
+    public static final RunField<OptimizerKernel> OPTIMIZER_KERNEL = of("training.optimizer_kernel", Section.TRAINING,
+            OptimizerKernel.class, d -> d.training.optimizerKernel, (d, v) -> d.training.optimizerKernel = v);
 
     /** Every field, by its dotted path. */
     private static final java.util.Map<String, RunField<?>> BY_PATH = byPath();

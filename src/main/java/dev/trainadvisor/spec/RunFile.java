@@ -60,13 +60,13 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
                                Boolean flashAttention, AttentionKernel attentionKernel,
                                ElementwiseKernels elementwiseKernels, Boolean cudaGraphs, Fp8Recipe fp8Recipe,
-                               Implementation implementation, Offload offload) {
+                               Implementation implementation, Offload offload, OptimizerKernel optimizerKernel) {
 
         /** The same section run by another framework. */
         public TrainingPart with(Implementation i) {
             return new TrainingPart(seqLen, microBatchSize, microBatches, recompute, recomputeFraction, precision,
                     gradReducePrecision, flashAttention, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, i,
-                    offload);
+                    offload, optimizerKernel);
         }
     }
 
@@ -117,7 +117,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 t.elementwiseKernels() != ElementwiseKernels.FUSED ? t.elementwiseKernels() : null,
                 t.cudaGraphs() ? Boolean.TRUE : null,
                 t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED ? t.fp8Recipe() : null,
-                t.implementation(), t.offload().any() ? t.offload() : null);
+                t.implementation(), t.offload().any() ? t.offload() : null,
+                t.optimizerKernel() != OptimizerKernel.FUSED ? t.optimizerKernel() : null);
         return new RunFile(run.name(), cluster, run.model(), parallel, training);
     }
 
@@ -151,6 +152,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             Fp8Recipe fp8Recipe;
             Implementation implementation;
             Offload offload;
+            OptimizerKernel optimizerKernel;
         }
 
         Draft(RunFile f) {
@@ -209,6 +211,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             training.fp8Recipe = t.fp8Recipe();
             training.implementation = t.implementation();
             training.offload = t.offload();
+            training.optimizerKernel = t.optimizerKernel();
         }
 
         RunFile build() {
@@ -225,7 +228,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                             p.gradReduceEveryMicroBatch),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
-                            t.cudaGraphs, t.fp8Recipe, t.implementation, t.offload));
+                            t.cudaGraphs, t.fp8Recipe, t.implementation, t.offload, t.optimizerKernel));
         }
     }
 }

@@ -194,7 +194,8 @@ final class RunResolver {
         Offload offload = t.offload() != null ? t.offload() : Offload.NONE;
         checkOffload(offload, or(par.zeroStage(), 0), fw, file);
         return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel, elementwise,
-                Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl, offload);
+                Boolean.TRUE.equals(t.cudaGraphs()), recipe, impl, offload,
+                t.optimizerKernel() != null ? t.optimizerKernel() : OptimizerKernel.FUSED);
     }
 
     /**

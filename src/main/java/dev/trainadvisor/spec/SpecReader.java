@@ -51,7 +51,8 @@ public final class SpecReader {
             "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload");
+            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload",
+            "optimizer_kernel");
     private static final Set<String> OFFLOAD = Set.of("optimizer", "master_weights", "gradients", "parameters",
             "activations", "ratio", "nvme_path", "host_optimizer", "host_threads", "bind_cores");
     private static final Set<String> METRICS = Metric.keys();
@@ -420,8 +421,10 @@ public final class SpecReader {
         ElementwiseKernels elementwise = t.given("elementwise_kernels")
                 ? t.choice("elementwise_kernels", ElementwiseKernels.FUSED, ElementwiseKernels.class) : null;
         Boolean graphs = t.given("cuda_graphs") ? t.bool("cuda_graphs", false) : null;
+        OptimizerKernel optimizer = t.given("optimizer_kernel")
+                ? t.choice("optimizer_kernel", OptimizerKernel.FUSED, OptimizerKernel.class) : null;
         return new RunFile.TrainingPart(seq, mbs, mb, rc, fraction, p, gr, flash, kernel, elementwise, graphs, recipe, null,
-                offload(t.object("offload")));
+                offload(t.object("offload")), optimizer);
     }
 
     /** {@code training.offload}: each state's tier, checked alone; what the tiers need of the run, by the resolver. */

@@ -152,6 +152,7 @@ public final class SpecWriter {
         if (t.elementwiseKernels() != null) o.put("elementwise_kernels", key(t.elementwiseKernels()));
         putBool(o, "cuda_graphs", t.cudaGraphs());
         if (t.fp8Recipe() != null) o.put("fp8_recipe", key(t.fp8Recipe()));
+        if (t.optimizerKernel() != null) o.put("optimizer_kernel", key(t.optimizerKernel()));
         Offload off = t.offload();
         if (off != null && off.any()) o.set("offload", offload(off));
         Implementation i = t.implementation();

@@ -14,11 +14,23 @@ package dev.trainadvisor.spec;
  * @param implementation    the framework that runs it ({@code training.framework}), which decides the data-parallel
  *                          collectives a ZeRO stage issues
  * @param offload           what it keeps off the GPU ({@code training.offload})
+ * @param optimizerKernel   how the GPU runs the optimizer's update ({@code training.optimizer_kernel}: fused unless set)
  */
 public record Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute,
                        Precision precision, Precision gradReducePrecision, boolean flashAttention,
                        double recomputeFraction, AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels,
-                       boolean cudaGraphs, Fp8Recipe fp8Recipe, Implementation implementation, Offload offload) {
+                       boolean cudaGraphs, Fp8Recipe fp8Recipe, Implementation implementation, Offload offload,
+                       OptimizerKernel optimizerKernel) {
+
+    /** With the fused optimizer kernel. */
+    public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
+                    Precision gradReducePrecision, boolean flashAttention, double recomputeFraction,
+                    AttentionKernel attentionKernel, ElementwiseKernels elementwiseKernels, boolean cudaGraphs,
+                    Fp8Recipe fp8Recipe, Implementation implementation, Offload offload) {
+        this(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation, offload,
+                OptimizerKernel.FUSED);
+    }
 
     /** Offloading nothing. */
     public Training(int seqLen, int microBatchSize, int microBatches, Recompute recompute, Precision precision,
@@ -77,18 +89,18 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
     /** The same step with flash attention on or off and the given kernel. */
     public Training withAttention(boolean flash, AttentionKernel kernel) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flash,
-                recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation, offload);
+                recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation, offload, optimizerKernel);
     }
 
     /** The same step with the element-wise work run by the given kernels. */
     public Training withElementwise(ElementwiseKernels kernels) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, kernels, cudaGraphs, fp8Recipe, implementation, offload);
+                recomputeFraction, attentionKernel, kernels, cudaGraphs, fp8Recipe, implementation, offload, optimizerKernel);
     }
 
     /** The same step with its kernels launched from CUDA graphs or not. */
     public Training withCudaGraphs(boolean graphs) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
-                recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe, implementation, offload);
+                recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe, implementation, offload, optimizerKernel);
     }
 }

@@ -18,7 +18,7 @@ class RuleMetadataTest {
             "memory-headroom", "link-underperforms", "optimizer-step-bound", "unexplained-slowdown", "loss-scale-skips",
             "flops-accounting", "healthy");
     /** Diagnoses beyond DESIGN.md's first list (its "Added since" table, and compute-underperforms). */
-    static final Set<String> MORE_IDS = Set.of("slow-attention-kernel", "eager-elementwise", "faster-than-model",
+    static final Set<String> MORE_IDS = Set.of("slow-attention-kernel", "eager-elementwise", "unfused-optimizer", "faster-than-model",
             "implausible-measurement", "compute-underperforms", "launch-bound", "no-layout-fits", "periodic-stall",
             "slowdown-over-time", "straggler", "data-loader-stall", "step-jitter", "memory-pressure", "loss-instability", "offload-bound",
             "host-memory-bound", "host-memory-overflow", "precision-mismatch");
@@ -30,7 +30,7 @@ class RuleMetadataTest {
             "overlap-param-gather", "overlap-grad-reduce", "bf16-grad-reduce", "more-micro-batches", "intra-node-sharding",
             "more-nics", "tp-inside-node", "interleaved-stages", "larger-micro-batch", "double-micro-batch", "selective-recompute",
             "no-recompute", "lower-zero-stage", "zero-stage-1", "zero-stage-2", "zero-stage-3", "full-recompute",
-            "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise", "cuda-graphs",
+            "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise", "fused-optimizer", "cuda-graphs",
             "fewer-tensor-parallel", "tensor-to-pipeline", "fewer-pipeline-stages", "context-parallel", "experts-inside-node",
             "scale-out-to-fit", "larger-gpu-to-fit", "async-checkpoint", "exclude-slow-node", "more-data-workers",
             "restore-pace", "grad-reduce-once-a-step", "keep-gathered-weights", "drop-offload", "offload-optimizer-to-fit", "offload-parameters-to-fit",

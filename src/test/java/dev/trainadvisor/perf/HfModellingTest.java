@@ -148,6 +148,30 @@ class HfModellingTest {
         assertEquals(truth, predict(run("batch2")).stepTimeS(), 0.08 * truth);
     }
 
+    /**
+     * training.optimizer_kernel: foreach multiplies the optimizer's HBM time by the measured 24.0 / 9.0; the run file
+     * keeps it when written back; a value it does not know is refused with the choices.
+     */
+    @Test
+    void theForeachOptimizerIsARunFileChoice() {
+        RunSpec foreach = run("adamw");
+        assertEquals(dev.trainadvisor.spec.OptimizerKernel.FOREACH, foreach.run().training().optimizerKernel());
+        double fused = phase(predict(run("plain")), Phase.OPTIMIZER);
+        assertEquals(fused * 24.0 / 9.0, phase(predict(foreach), Phase.OPTIMIZER), 1e-12);
+        // measured: 24.0 ms foreach, 9.0 fused (the optimizer's CUDA-event phase)
+        assertEquals(0.0240, phase(predict(foreach), Phase.OPTIMIZER), 0.1 * 0.0240);
+        RunSpec again = new dev.trainadvisor.spec.SpecReader().read(
+                dev.trainadvisor.spec.SpecWriter.write(foreach.cluster(), foreach.run()), "again");
+        assertEquals(dev.trainadvisor.spec.OptimizerKernel.FOREACH, again.run().training().optimizerKernel());
+        assertFalse(dev.trainadvisor.spec.SpecWriter.write(run("plain").cluster(), run("plain").run()).toString()
+                .contains("optimizer_kernel"), "the default is not written");
+        ObjectNode t = (ObjectNode) dev.trainadvisor.spec.SpecWriter.write(foreach.cluster(), foreach.run());
+        ((ObjectNode) t.get("training")).put("optimizer_kernel", "apex");
+        SpecException e = assertThrows(SpecException.class, () -> new dev.trainadvisor.spec.SpecReader().read(t, "bad.yaml"));
+        assertEquals("training.optimizer_kernel", e.field());
+        assertTrue(e.getMessage().contains("fused") && e.getMessage().contains("foreach"), e.getMessage());
+    }
+
     @TempDir
     Path dir;
 
