@@ -19,6 +19,8 @@ Runs (each its own python process; 30 optimizer steps unless said):
   checkpoint60  checkpoint with 60 steps and log_level="info" (the Trainer's "Saving model checkpoint" lines)
   lightning_tqdm  lightning with its TQDMProgressBar instead of the Rich one
   batch2      per-device batch 2 (for the price of doubling the micro-batch)
+  lightning_profiled          lightning with profiler="simple" (Lightning's SimpleProfiler report at the end)
+  lightning_profiled_slowdata the same with samples of 15 ms each and no workers
   trl         TRL's SFTTrainer (trl 1.10.0.dev0 at f2cd577, carried as source in bench/vendor/trl, from
               git archive of huggingface/trl: the machine has no trl) on the same random ids, already tokenized (a
               word-level tokenizer built in memory as its processing_class), max_length 2048, no packing, the plain
@@ -44,6 +46,8 @@ RUNS = {
     "checkpoint60": {"save_steps": 10, "steps": 60, "log_level": "info"},
     "lightning_tqdm": {"lightning": True, "tqdm": True},
     "trl": {"trl": True}, "batch2": {"batch": 2},
+    "lightning_profiled": {"lightning": True, "profiler": "simple"},
+    "lightning_profiled_slowdata": {"lightning": True, "profiler": "simple", "slow_ms": 15},
 }
 DATASETS_STUB = """__version__ = "0.0.0+stub"  # not the datasets library: the names trl imports, for a run that never calls it
 class Dataset: pass
@@ -117,7 +121,8 @@ def worker(name, out):
             from lightning.pytorch.callbacks import TQDMProgressBar
             callbacks.append(TQDMProgressBar(refresh_rate=1))
         pl.Trainer(max_steps=steps, precision="bf16-mixed", devices=1, accelerator="gpu", log_every_n_steps=1,
-                   enable_checkpointing=False, logger=False, callbacks=callbacks).fit(Module(), loader)
+                   enable_checkpointing=False, logger=False, callbacks=callbacks,
+                   profiler=o.get("profiler")).fit(Module(), loader)
         write()
         return
 

@@ -45,6 +45,13 @@ public final class HistoryExplanations {
     }
 
     public static Explain dataLoader(RankTimerFact t) {
+        if (Double.isNaN(t.spreadS()))
+            return Explain.start().text("Waiting for the next batch takes ").num("batch_s", t.maxS(), "s")
+                    .text(" a step on average over ").count("entries", t.entries()).text(" steps (the profiler's mean), against the"
+                            + " median step of ").num("step_s", t.stepS(), "s").text(": ")
+                    .eq(div(v("batch_s", t.maxS(), "s"), v("step_s", t.stepS(), "s")), "batch_wall_share", t.wallShare(), "")
+                    .text(" of the step, during which the GPU waits: too few loader workers, no prefetch, reading from slow"
+                            + " storage or decoding on the fly. The model prices the step without it.");
         return Explain.start().text("Fetching the batch ('" + t.timer() + "') takes ").num("batch_s", t.maxS(), "s")
                 .text(" on the slowest rank in the median step of ").num("step_s", t.stepS(), "s").text(", and ")
                 .pct("batch_wall_share", t.wallShare()).text(" of the time of the ").count("entries", t.entries())

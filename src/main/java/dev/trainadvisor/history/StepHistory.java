@@ -31,7 +31,32 @@ import java.util.List;
 public record StepHistory(long[] steps, int stride, double[] stepTimeS, double[] tokensPerGpuPerS, double[] timestampS,
                           double[] loss, double[] lossScale, double[] gradNorm, double[] memoryGb, double[] learningRate,
                           double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason,
-                          List<Event> events) {
+                          List<Event> events, List<MeanTimer> meanTimers) {
+
+    /**
+     * A timer the log reports only as its mean over the run (Lightning's SimpleProfiler report: mean duration and number
+     * of calls of each action), not step by step.
+     *
+     * @param name   the history's name for it ({@link #BATCH_GENERATOR} for fetching the next batch)
+     * @param meanS  seconds a call, on average over the run
+     * @param calls  how many calls the mean is over
+     * @param source what the log printed it as
+     */
+    public record MeanTimer(String name, double meanS, long calls, String source) {}
+
+    /** The mean timer named {@code name}, or null. */
+    public MeanTimer meanTimer(String name) {
+        for (MeanTimer t : meanTimers) if (t.name().equals(name)) return t;
+        return null;
+    }
+
+    /** A history with the log's events and no mean timers. */
+    public StepHistory(long[] steps, int stride, double[] stepTimeS, double[] tokensPerGpuPerS, double[] timestampS,
+                       double[] loss, double[] lossScale, double[] gradNorm, double[] memoryGb, double[] learningRate,
+                       double[] skipped, List<RankTimer> timers, int warmupSteps, String warmupReason, List<Event> events) {
+        this(steps, stride, stepTimeS, tokensPerGpuPerS, timestampS, loss, lossScale, gradNorm, memoryGb, learningRate,
+                skipped, timers, warmupSteps, warmupReason, events, List.of());
+    }
 
     /** A history without the log's events. */
     public StepHistory(long[] steps, int stride, double[] stepTimeS, double[] tokensPerGpuPerS, double[] timestampS,

@@ -178,6 +178,13 @@ final class StepSeries {
 
     private final Map<String, Timer> timers = new LinkedHashMap<>();
     private final List<StepHistory.Event> events = new ArrayList<>();
+    private final List<StepHistory.MeanTimer> meanTimers = new ArrayList<>();
+
+    /** A timer the log gives only as its mean over the run (the first of a name is kept). */
+    void meanTimer(String name, double meanS, long calls, String source) {
+        if (meanS >= 0 && Double.isFinite(meanS) && calls > 0 && meanTimers.stream().noneMatch(t -> t.name().equals(name)))
+            meanTimers.add(new StepHistory.MeanTimer(name, meanS, calls, source));
+    }
 
     /** The log says the run did {@code kind} after {@code step} (kept up to the history's rows). */
     void event(long step, StepHistory.Kind kind) {
@@ -728,7 +735,7 @@ final class StepSeries {
         return new StepHistory(steps, stride, time, historyColumn("tokens_per_gpu_per_s", order), stamp,
                 historyColumn(LOSS, order), historyColumn("loss_scale", order), historyColumn(GRAD_NORM, order),
                 historyColumn(MEMORY, order), historyColumn(LR, order), historyColumn(SKIPPED, order), timers,
-                s.warmupEntries(), s.warmupReason(), List.copyOf(events));
+                s.warmupEntries(), s.warmupReason(), List.copyOf(events), List.copyOf(meanTimers));
     }
 
     private double[] historyColumn(String key, int[] order) {

@@ -490,8 +490,13 @@ public final class Fit {
         if (m == null) return out;
         double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
         FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
+        // a wait for data the log measured (Lightning's profiler) is no part of the step the model prices: the model is
+        // fitted to the rest, and the wait is the history's data-loader cause
+        dev.trainadvisor.history.StepHistory.MeanTimer data = m.history().meanTimer(
+                dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
+        double wait = data != null && usable(m.stepTimeS()) && data.meanS() < 0.9 * m.stepTimeS() ? data.meanS() : 0;
         if (usable(m.stepTimeS())) {
-            out.add(Obs.of(Metric.STEP_TIME_S, Metric.STEP_TIME_S, m.stepTimeS()));
+            out.add(Obs.of(Metric.STEP_TIME_S, Metric.STEP_TIME_S, m.stepTimeS() - wait));
         } else if (usable(m.tokensPerGpuPerS())) {
             out.add(Obs.of(Metric.STEP_TIME_S, Metric.TOKENS_PER_GPU_PER_S, tokensPerGpuStep / m.tokensPerGpuPerS()));
         } else if (usable(m.tflopsPerGpu()) && conv != null) {

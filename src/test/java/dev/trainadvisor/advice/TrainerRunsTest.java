@@ -31,7 +31,7 @@ class TrainerRunsTest {
     @Test
     void everyRunIsObservedWithinFivePercentOfItsTrueSteadyStep() throws IOException {
         for (String run : List.of("plain", "compiled", "checkpoint", "checkpoint60", "killed", "batch1", "eager", "slowdata",
-                "fp32", "batch2", "trl")) {
+                "fp32", "batch2", "trl", "lightning_profiled", "lightning_profiled_slowdata")) {
             Advice a = advise(run);
             double truth = truth(run).get("steady_tokens_per_s").asDouble();
             assertNotNull(a.observed(), run);
@@ -90,6 +90,26 @@ class TrainerRunsTest {
         assertTrue(TrainAdvisor.advise(said).diagnoses().stream().noneMatch(d -> d.id().equals("precision-mismatch")));
         // and a run slow for another reason (eager attention, 1.48x the model's step) is not one either
         assertTrue(advise("eager").diagnoses().stream().noneMatch(d -> d.id().equals("precision-mismatch")));
+    }
+
+    /**
+     * Where the framework prints the wait for data it decides: Lightning's profiler says the slow-data run waits 0.062
+     * s a step for its batch, so the advice leads with data-loader-stall (high) at that share of the step, prices the
+     * rest of the step as the model's (nothing called compute), and gives the loader more workers for what the fast-data
+     * run measured (x1.33).
+     */
+    @Test
+    void lightningsProfilerDecidesTheDataLoader() throws IOException {
+        Advice a = advise("lightning_profiled_slowdata");
+        assertEquals("data-loader-stall", a.top().id(), a.diagnoses().toString());
+        assertEquals(Severity.HIGH, a.top().severity());
+        double measured = (step("lightning_profiled_slowdata") - step("lightning_profiled")) / step("lightning_profiled_slowdata");
+        assertEquals(measured, a.top().impactFraction(), 0.03);
+        assertTrue(a.diagnoses().stream().noneMatch(d -> d.id().equals("compute-underperforms")), a.diagnoses().toString());
+        double gain = step("lightning_profiled_slowdata") / step("lightning_profiled");
+        assertEquals(gain, remedy(a, "more-data-workers").speedup(), 0.15 * gain);
+        // the same run without the profiler's report (the slowdata Trainer run) can only name the data loader as a rival
+        assertTrue(advise("slowdata").diagnoses().stream().noneMatch(d -> d.id().equals("data-loader-stall")));
     }
 
     static double step(String run) throws IOException { return truth(run).get("steady_step_s").asDouble(); }

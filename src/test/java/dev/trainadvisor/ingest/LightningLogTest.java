@@ -57,4 +57,23 @@ class LightningLogTest {
         assertEquals(truth, metric(p, "step_time_s"), 0.05 * truth);
         assertEquals(30.0, metric(p, "steps"));
     }
+
+    /**
+     * Trainer(profiler="simple") ends the log with its report: [_TrainingEpochLoop].train_dataloader_next's mean, 0.061865
+     * s over 30 calls with samples of 15 ms and no workers (4 x 15 = 60 ms a batch), 0.00053219 with fast ones, kept as the
+     * history's mean batch-generator timer; a log without the report has none.
+     */
+    @Test
+    void theSimpleProfilersWaitForTheNextBatchIsKept() throws Exception {
+        Path dir = Path.of("src/test/resources/logs/h200-trainer");
+        var slow = parser.parse(Files.readString(dir.resolve("lightning_profiled_slowdata.log"))).history()
+                .meanTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
+        assertEquals(0.061865, slow.meanS(), 1e-9);
+        assertEquals(30, slow.calls());
+        assertEquals("Lightning's SimpleProfiler, [_TrainingEpochLoop].train_dataloader_next", slow.source());
+        assertEquals(0.00053219, parser.parse(Files.readString(dir.resolve("lightning_profiled.log"))).history()
+                .meanTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR).meanS(), 1e-12);
+        assertNull(parser.parse(Files.readString(dir.resolve("lightning.log"))).history()
+                .meanTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR));
+    }
 }
