@@ -27,6 +27,9 @@ public final class MemoryModel {
 
     private MemoryModel() {}
 
+    /** The eager attention's fp32 softmax output kept beside the 4 bytes a score the activation count has. */
+    static final double EAGER_EXTRA_BYTES_PER_SCORE = 2;
+
     public static MemoryEstimate of(Cluster c, Model m, Parallel p, Training t) {
         return of(ParallelDimension.SHIPPED, c, m, p, t);
     }
@@ -85,6 +88,13 @@ public final class MemoryModel {
                 dev.trainadvisor.spec.Recompute.FULL, t.flashAttention(), false)
                 + (1 - share) * ActivationMemory.perLayerBytes(m, seq, t.microBatchSize(), split, replicated,
                 share > 0 ? dev.trainadvisor.spec.Recompute.NONE : t.recompute(), t.flashAttention(), false);
+        // the Hugging Face eager attention keeps its softmax's fp32 output as well as the bf16 probabilities: 6 bytes a
+        // score where the count above has 4. Measured on an H200 (bench/h200_hf_step_kernels.py): its step peaked at
+        // 104.3 GiB against 35.4 with SDPA (112.0 and 38.0 GB), 6.3 bytes for each of the 11.81 G scores of a
+        // TinyLlama-shaped micro-batch of 4
+        if (!t.flashAttention() && t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.EAGER
+                && (share > 0 || t.recompute() == dev.trainadvisor.spec.Recompute.NONE))
+            perLayer += (1 - share) * EAGER_EXTRA_BYTES_PER_SCORE * m.heads() * (double) seq * seq * t.microBatchSize() / split;
         double layersPerStage = (double) m.layers() / p.pp();
         // interleaving adds (pp - 1) / (pp * v) more in flight (Korthikanti et al. 2022, section 4.2.3)
         double flight = inFlight;
