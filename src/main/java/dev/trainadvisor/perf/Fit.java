@@ -483,6 +483,18 @@ public final class Fit {
         }
     }
 
+    /** The wait for data a step of the history shows: its batch-generator timer's steady median, else its mean, else 0. */
+    static double dataWait(dev.trainadvisor.history.StepHistory h) {
+        dev.trainadvisor.history.StepHistory.RankTimer t = h.timer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
+        if (t != null) {
+            double[] v = java.util.Arrays.stream(t.maxS(), Math.min(h.warmupSteps(), t.maxS().length), t.maxS().length)
+                    .filter(x -> Double.isFinite(x) && x >= 0).sorted().toArray();
+            if (v.length > 0) return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        }
+        dev.trainadvisor.history.StepHistory.MeanTimer mean = h.meanTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
+        return mean != null ? mean.meanS() : 0;
+    }
+
     private static List<Obs> observations(Scenario s) {
         RunMetrics run = s.run();
         Measurements m = run.measured();
@@ -490,11 +502,12 @@ public final class Fit {
         if (m == null) return out;
         double tokensPerGpuStep = (double) run.training().tokensPerReplica() / run.parallel().modelParallel();
         FlopsConvention conv = FlopsConvention.parse(m.tflopsConvention());
-        // a wait for data the log measured (Lightning's profiler) is no part of the step the model prices: the model is
-        // fitted to the rest, and the wait is the history's data-loader cause
-        dev.trainadvisor.history.StepHistory.MeanTimer data = m.history().meanTimer(
-                dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
-        double wait = data != null && usable(m.stepTimeS()) && data.meanS() < 0.9 * m.stepTimeS() ? data.meanS() : 0;
+        // a wait for data the log measured (Megatron's batch-generator timer step by step, Lightning's profiler as its
+        // mean) is no part of the step the model prices: the model is fitted to the rest, and the wait is the history's
+        // data-loader cause. The step observed is the steady steps' median, so the wait taken off is the timer's median
+        // over the same steps (the slowest rank's), or the profiler's mean
+        double wait = usable(m.stepTimeS()) ? dataWait(m.history()) : 0;
+        if (!(wait < 0.9 * m.stepTimeS())) wait = 0;
         if (usable(m.stepTimeS())) {
             out.add(Obs.of(Metric.STEP_TIME_S, Metric.STEP_TIME_S, m.stepTimeS() - wait));
         } else if (usable(m.tokensPerGpuPerS())) {

@@ -112,6 +112,47 @@ class TrainerRunsTest {
         assertTrue(advise("slowdata").diagnoses().stream().noneMatch(d -> d.id().equals("data-loader-stall")));
     }
 
+    /**
+     * The same judgement where the wait is timed step by step, as Megatron's batch-generator timer shows it: the plain
+     * run's 0.1907 s with a loader that holds every step 63 ms longer (0.2537 s measured, the timer's median 0.063 s on
+     * the slowest rank). The fitted step is the model's, without the wait; data-loader-stall claims it; nothing is
+     * called compute. Without the timer the same step time is compute-underperforms (medium: the log times only the step).
+     */
+    @Test
+    void aWaitForDataTimedStepByStepIsTakenOffTheFittedStep() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree;
+        try {
+            tree = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper(
+                    new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(RUNS.resolve("plain.yaml").toFile());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        tree.remove("log");
+        tree.putObject("metrics").put("step_time_s", 0.2537);
+        RunSpec s = new SpecReader().read(tree, "plain-with-slow-loader.yaml");
+        int n = 30;
+        long[] steps = new long[n];
+        double[] time = new double[n], wait = new double[n], nan = dev.trainadvisor.history.StepHistory.absent(n);
+        for (int i = 0; i < n; i++) {
+            steps[i] = i + 1;
+            time[i] = 0.2537;
+            wait[i] = 0.063;
+        }
+        var timer = new dev.trainadvisor.history.StepHistory.RankTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR,
+                wait, wait);
+        Advice timed = TrainAdvisor.advise(s.withHistory(new dev.trainadvisor.history.StepHistory(steps, 1, time, nan, nan,
+                nan, nan, nan, nan, nan, new double[n], List.of(timer), 0, "")));
+        assertEquals("data-loader-stall", timed.top().id(), timed.diagnoses().toString());
+        assertEquals(0.063 / 0.2537, timed.top().impactFraction(), 0.01);
+        assertTrue(timed.diagnoses().stream().noneMatch(d -> d.id().equals("compute-underperforms")), timed.diagnoses().toString());
+        assertEquals(0.2537 - 0.063, timed.fitted().stepTimeS(), 0.05 * 0.19);
+        Advice untimed = TrainAdvisor.advise(s.withHistory(new dev.trainadvisor.history.StepHistory(steps, 1, time, nan, nan,
+                nan, nan, nan, nan, nan, new double[n], List.of(), 0, "")));
+        var c = untimed.diagnoses().stream().filter(d -> d.id().equals("compute-underperforms")).findFirst()
+                .orElseThrow(() -> new AssertionError(untimed.diagnoses().toString()));
+        assertEquals(Severity.MEDIUM, c.severity());
+    }
+
     static double step(String run) throws IOException { return truth(run).get("steady_step_s").asDouble(); }
 
     static Recommendation remedy(Advice a, String id) {
