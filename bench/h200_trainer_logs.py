@@ -21,8 +21,9 @@ Runs (each its own python process; 30 optimizer steps unless said):
   batch2      per-device batch 2 (for the price of doubling the micro-batch)
   lightning_profiled          lightning with profiler="simple" (Lightning's SimpleProfiler report at the end)
   lightning_profiled_slowdata the same with samples of 15 ms each and no workers
-  trl         TRL's SFTTrainer (trl 1.10.0.dev0 at f2cd577, carried as source in bench/vendor/trl, from
-              git archive of huggingface/trl: the machine has no trl) on the same random ids, already tokenized (a
+  trl         TRL's SFTTrainer (trl 1.10.0.dev0 at f2cd577, carried as source in bench/vendor/trl, which git
+              ignores: `git -C TRL_CLONE archive f2cd577 trl | tar -x -C bench/vendor`, then the device tool's carry
+              of bench/vendor; the machine has no trl) on the same random ids, already tokenized (a
               word-level tokenizer built in memory as its processing_class), max_length 2048, no packing, the plain
               run's arguments otherwise. The machine has no `datasets` either, which trl imports at module level: where
               it is missing a stub module naming its four dataset classes is put on the path, and the data set is a
