@@ -38,6 +38,14 @@ public final class Conclude {
         return diagnosis(kcontext, severity, step, granted, explain, true);
     }
 
+    /** A fault the fit singled out with {@code probability}. */
+    public static Diagnosis fault(RuleContext kcontext, Severity severity, StepFact step, Grant granted, Explain explain,
+                                  double probability) {
+        Diagnosis d = diagnosis(kcontext, severity, step, granted, explain, true);
+        return new Diagnosis(d.id(), d.title(), d.severity(), d.impactFraction(), d.explanation(), d.evidence(), d.rule(),
+                d.claims(), true, d.confirm(), Math.max(0, Math.min(1, probability)));
+    }
+
     public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
                                       Explain explain, boolean fault) {
         Rule rule = kcontext.getRule();

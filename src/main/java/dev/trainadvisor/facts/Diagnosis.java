@@ -14,15 +14,28 @@ import java.util.List;
  * @param fault          whether it is a fault (something does less than it should: a link, the GPUs, the overlap, the
  *                       measurements) rather than the cost of a configuration; at the same severity faults rank first
  * @param confirm        the measurement that would confirm it (the rule's {@code @confirm}); empty when the rule names none
+ * @param probability    how sure it is: for a fault the fit singled out, the fit's probability for it; 1 for a cost
+ *                       the model computes with no fitted quantity and for what the run measured
  */
 public record Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
-                        List<Evidence> evidence, String rule, List<Claim> claims, boolean fault, String confirm) {
+                        List<Evidence> evidence, String rule, List<Claim> claims, boolean fault, String confirm,
+                        double probability) {
 
     public Diagnosis {
         evidence = List.copyOf(evidence);
         claims = List.copyOf(claims);
         confirm = confirm == null ? "" : confirm;
+        if (!(probability >= 0 && probability <= 1)) throw new IllegalArgumentException("probability " + probability);
     }
+
+    /** A certain one. */
+    public Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
+                     List<Evidence> evidence, String rule, List<Claim> claims, boolean fault, String confirm) {
+        this(id, title, severity, impactFraction, explanation, evidence, rule, claims, fault, confirm, 1);
+    }
+
+    /** Under this probability a fault is a possibility: the headline says "Possibly". */
+    public static final double EVEN_ODDS = 0.5;
 
     public Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
                      List<Evidence> evidence, String rule, List<Claim> claims, boolean fault) {

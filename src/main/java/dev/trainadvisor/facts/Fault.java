@@ -21,6 +21,13 @@ public record Fault(FitParam param, double fitted, double expected, double proba
 
     public double ratio() { return fitted / expected; }
 
+    /** The highest probability among {@code faults} (Fault facts; anything else is skipped), 0 for none. */
+    public static double mostLikely(java.util.Collection<?> faults) {
+        double p = 0;
+        for (Object o : faults) if (o instanceof Fault f) p = Math.max(p, f.probability());
+        return p;
+    }
+
     /** Whether the run measured the quantity rather than the fit inferring it. */
     public boolean measured() { return source == Source.MEASURED; }
 }

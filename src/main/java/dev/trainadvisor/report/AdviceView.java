@@ -143,9 +143,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
 
     public record CheckView(String kind, String metric, double measured, double limit, double ratio) {}
 
-    public record DiagnosisView(String id, String title, String severity, boolean fault, double impactFraction,
-                                String explanation, List<Evidence> evidence, String rule, List<Claim> claims,
-                                String confirm) {
+    public record DiagnosisView(String id, String title, String severity, boolean fault, double probability,
+                                double impactFraction, String explanation, List<Evidence> evidence, String rule,
+                                List<Claim> claims, String confirm) {
         /**
          * "50% of the step" for a cause that claims seconds of the modelled step; "27% of the wall time" for one seen in
          * the run's history (a stall, a slowdown), which the step does not contain.
@@ -181,8 +181,8 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
     }
 
     static DiagnosisView diagnosis(Diagnosis d) {
-        return new DiagnosisView(d.id(), d.title(), d.severity().key(), d.fault(), d.impactFraction(), d.explanation(),
-                d.evidence(), d.rule(), d.claims(), d.confirm());
+        return new DiagnosisView(d.id(), d.title(), d.severity().key(), d.fault(), d.probability(), d.impactFraction(),
+                d.explanation(), d.evidence(), d.rule(), d.claims(), d.confirm());
     }
 
     static SummaryView summary(PredictionView p, FitView f, ObservedView o, List<RecommendationView> recs) {
@@ -203,6 +203,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
      * low severity) and the change predicted to gain most; or how the run compares with the model when nothing is
      * wrong.
      */
+    /** Below this probability the headline says how sure its fault is. */
+    static final double SURE = 0.8;
+
     static String verdict(PredictionView p, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
                           List<RecommendationView> recs) {
         DiagnosisView top = diagnoses.stream().filter(d -> d.severity().equals("high") || d.severity().equals("medium"))
@@ -214,8 +217,17 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
                     + Fmt.num(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
         }
         if (top != null) {
-            s.append(top.title());
-            if (top.impactFraction() > 0) s.append(" (").append(top.share()).append(")");
+            // a fault the fit is not sure of says how sure it is (issue 20)
+            boolean unsure = top.fault() && top.probability() < SURE;
+            s.append(unsure && top.probability() < Diagnosis.EVEN_ODDS ? "Possibly: " + lowerFirst(top.title())
+                    : top.title());
+            if (top.impactFraction() > 0 || unsure) {
+                s.append(" (");
+                if (top.impactFraction() > 0) s.append(top.share());
+                if (top.impactFraction() > 0 && unsure) s.append(", ");
+                if (unsure) s.append("probability ").append(Fmt.pct(top.probability()));
+                s.append(")");
+            }
         } else if (gap != null) {
             IntervalView iv = p.interval();
             double r = gap.observedOverPredicted();

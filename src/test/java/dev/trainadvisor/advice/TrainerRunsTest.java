@@ -54,6 +54,11 @@ class TrainerRunsTest {
         assertTrue(d.explanation().contains("the data loader: TrainingArguments(dataloader_num_workers=N), no workers by default"),
                 d.explanation());
         assertNotEquals(Severity.HIGH, d.severity());
+        // the fit's probability for it, and the headline says it (under 80%)
+        assertTrue(d.probability() > 0.5 && d.probability() < 0.8, "" + d.probability());
+        String verdict = dev.trainadvisor.report.AdviceView.of(a).verdict();
+        assertTrue(verdict.startsWith("GEMMs and attention run well below this GPU's benchmarks (")
+                && verdict.contains(", probability " + Math.round(100 * d.probability()) + "%)"), verdict);
     }
 
     @Test

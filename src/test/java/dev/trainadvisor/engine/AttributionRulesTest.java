@@ -252,4 +252,31 @@ class AttributionRulesTest {
         ds.sort(RuleEngine.RANKING);
         assertEquals(List.of("medium-fault", "high-cost", "medium-cost", "low-fault"), ds.stream().map(Diagnosis::id).toList());
     }
+
+    /** A diagnosis' probability is between 0 and 1; a certain one is 1. */
+    @Test
+    void aProbabilityOutsideZeroToOneIsRefused() {
+        assertEquals(1, new Diagnosis("f", "t", Severity.MEDIUM, 0.1, "e", List.of(), "r", List.of(), true, "").probability(), 0);
+        assertThrows(IllegalArgumentException.class,
+                () -> new Diagnosis("f", "t", Severity.MEDIUM, 0.1, "e", List.of(), "r", List.of(), true, "", 1.2));
+    }
+
+    /**
+     * A fault from the fit carries the fit's probability for it (the Fault fact's: here the posterior mass of a
+     * compute scale near 0.6, weight 0.7), a cost 1; faults still lead.
+     */
+    @Test
+    void aFaultCarriesTheFitsProbability() {
+        RuleEngine.Result r = GivenFacts.of(slowLink()).compute(3, 6, 2.5)
+                .fittedParameter(FitParam.COMPUTE_SCALE, 1.0, 0.6, 4.5, component(FitParam.COMPUTE_SCALE, 0.7, 0.6, 0.05))
+                .saving(Saving.Kind.RESTORE_COMPUTE_SCALE, Phase.FORWARD, 0.4, Phase.BACKWARD, 0.8).fire();
+        double fit = r.derived().stream().filter(o -> o instanceof dev.trainadvisor.facts.Fault f
+                && f.param() == FitParam.COMPUTE_SCALE).mapToDouble(o -> ((dev.trainadvisor.facts.Fault) o).probability())
+                .max().orElseThrow();
+        assertEquals(0.7, fit, 0.01);
+        Diagnosis compute = only(r, "compute-underperforms");
+        assertEquals(fit, compute.probability(), 0);
+        assertEquals(1, only(r, "optimizer-step-bound").probability(), 0);
+        assertEquals("compute-underperforms", r.diagnoses().get(0).id(), ids(r).toString());
+    }
 }
