@@ -254,6 +254,30 @@ class RemedyRulesTest {
         assertFalse(proposed(given(with(run(PCIE), "microBatches", 3), "small-micro-batch").fire(), "larger-micro-batch"));
     }
 
+    /**
+     * Nothing to halve (one micro-batch, or three): double-micro-batch doubles the micro-batch alone, the global batch
+     * with it, so it changes the math; where the accumulation halves (4) larger-micro-batch answers and this stays
+     * silent, and without a diagnosis it answers it says nothing.
+     */
+    @Test
+    void doubleMicroBatchWhereNoAccumulationIsLeftToHalve() {
+        for (int mb : new int[]{1, 3}) {
+            RuleEngine.Result r = given(with(run(PCIE), "microBatches", mb), "launch-bound").fire();
+            assertProposal(proposal(r, "double-micro-batch"), false, List.of("launch-bound"), "training.micro_batch_size", 4);
+            assertFalse(proposed(r, "larger-micro-batch"));
+        }
+        assertFalse(proposed(given(run(PCIE), "launch-bound", "memory-headroom").fire(), "double-micro-batch"));
+        assertFalse(proposed(given(with(run(PCIE), "microBatches", 1), "optimizer-step-bound").fire(), "double-micro-batch"));
+    }
+
+    /** fused-optimizer answers unfused-optimizer only: the change is optimizer_kernel fused, the same math. */
+    @Test
+    void fusedOptimizerAnswersUnfusedOptimizerOnly() {
+        assertProposal(proposal(given(run(PCIE), "unfused-optimizer").fire(), "fused-optimizer"), true,
+                List.of("unfused-optimizer"), "training.optimizer_kernel", "fused");
+        assertFalse(proposed(given(run(PCIE), "optimizer-step-bound").fire(), "fused-optimizer"));
+    }
+
     @Test
     void recomputeRemediesFollowTheRunsRecomputation() {
         RuleEngine.Result full = given(with(run(PCIE), "recompute", Recompute.FULL), "recompute-overhead").fire();
