@@ -145,15 +145,6 @@ public final class FactBuilder {
         return q != null && q.step().memory().headroomGb() >= 0;
     }
 
-    /** The median step time of the history's steady entries (after its warm-up), or NaN. */
-    static double steadyMedian(dev.trainadvisor.history.StepHistory h) {
-        double[] s = h.stepTimeS();
-        double[] v = java.util.Arrays.stream(s, Math.min(h.warmupSteps(), s.length), s.length).filter(Double::isFinite)
-                .sorted().toArray();
-        if (v.length == 0) return Double.NaN;
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
     /** What the run's measurements time beyond the whole step. */
     static LogCoverageFact coverage(RunMetrics run) {
         dev.trainadvisor.spec.Measurements m = run.measured();
@@ -359,7 +350,7 @@ public final class FactBuilder {
         if (jitter != null) out.add(new JitterFact(jitter.robustCv(), jitter.p90OverMedian(), jitter.entries()));
         // a timer given only as its mean (Lightning's profiler): over the median steady step, no spread between ranks
         for (var t : h.meanTimers()) {
-            double step = steadyMedian(h);
+            double step = dev.trainadvisor.history.HistoryAnalysis.steadyMedian(h, h.stepTimeS());
             if (Double.isFinite(step) && step > 0)
                 out.add(new RankTimerFact(t.name(), t.meanS(), Double.NaN, Double.NaN, step, (int) Math.min(t.calls(),
                         Integer.MAX_VALUE), t.meanS() / step));

@@ -374,6 +374,12 @@ public final class HistoryAnalysis {
         return peak;
     }
 
+    /** The median of {@code column}'s finite values over the history's steady entries ({@link #steadyFrom}); NaN if none. */
+    public static double steadyMedian(StepHistory h, double[] column) {
+        return median(Arrays.stream(column, Math.min(steadyFrom(h), column.length), column.length)
+                .filter(Double::isFinite).toArray());
+    }
+
     static double median(List<Double> v) { return median(v.stream().mapToDouble(Double::doubleValue).toArray()); }
 
     static double median(double[] v) {

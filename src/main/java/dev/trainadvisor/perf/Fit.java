@@ -487,9 +487,8 @@ public final class Fit {
     static double dataWait(dev.trainadvisor.history.StepHistory h) {
         dev.trainadvisor.history.StepHistory.RankTimer t = h.timer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
         if (t != null) {
-            double[] v = java.util.Arrays.stream(t.maxS(), Math.min(h.warmupSteps(), t.maxS().length), t.maxS().length)
-                    .filter(x -> Double.isFinite(x) && x >= 0).sorted().toArray();
-            if (v.length > 0) return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            double median = dev.trainadvisor.history.HistoryAnalysis.steadyMedian(h, t.maxS());
+            if (median >= 0) return median;
         }
         dev.trainadvisor.history.StepHistory.MeanTimer mean = h.meanTimer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
         return mean != null ? mean.meanS() : 0;

@@ -17,7 +17,6 @@ import java.util.TreeMap;
  * runs ({@code training.offload.host_optimizer}), and the default host a run that names none is priced on.
  */
 public final class Hosts {
-    private static volatile Hosts builtIn;
 
     private final Map<String, Host> hosts;
     private final Map<String, String> aliases;
@@ -34,16 +33,12 @@ public final class Hosts {
         this.triadShare = triadShare;
     }
 
-    public static Hosts builtIn() {
-        Hosts h = builtIn;
-        if (h == null) {
-            synchronized (Hosts.class) {
-                if (builtIn == null) builtIn = load(Catalog.read("knowledge-base/hosts.json"));
-                h = builtIn;
-            }
-        }
-        return h;
+    /** The shipped catalogue, read once on first use (the holder idiom: the JVM's class initialisation is the lock). */
+    private static final class BuiltIn {
+        static final Hosts HOSTS = load(Catalog.read("knowledge-base/hosts.json"));
     }
+
+    public static Hosts builtIn() { return BuiltIn.HOSTS; }
 
     static Hosts load(JsonNode root) {
         Map<String, Host> hosts = new LinkedHashMap<>();
