@@ -158,6 +158,26 @@ class TrainerRunsTest {
         assertEquals(Severity.MEDIUM, c.severity());
     }
 
+    /**
+     * The headline a user reads for each case the issue names: the cause, its share, the remedy with its price; the
+     * compiled run's names no compute.
+     */
+    @Test
+    void theHeadlinesAUserReads() {
+        java.util.function.Function<String, String> headline = run -> dev.trainadvisor.report.AdviceView.of(advise(run)).verdict();
+        assertTrue(headline.apply("checkpoint60").startsWith("Steps stall at a fixed period (87% of the wall time): save"
+                + " checkpoints asynchronously"), headline.apply("checkpoint60"));
+        assertTrue(headline.apply("eager").startsWith("The attention kernel runs slower than FlashAttention-2 (60% of the"
+                + " step): run attention with FlashAttention-2 for a predicted x2.4"), headline.apply("eager"));
+        assertTrue(headline.apply("fp32").startsWith("The run's times are those of a lower precision than it says: train"
+                + " in bf16 as the run file says: TrainingArguments(bf16=True)"), headline.apply("fp32"));
+        assertTrue(headline.apply("lightning_profiled_slowdata").startsWith("The GPUs wait for the data loader (25% of the"
+                + " wall time): give the data loader more workers"), headline.apply("lightning_profiled_slowdata"));
+        assertTrue(headline.apply("plain").contains("torch.compile the model"), headline.apply("plain"));
+        for (String run : List.of("compiled", "checkpoint"))
+            assertFalse(headline.apply(run).contains("GEMMs and attention run well below"), run + ": " + headline.apply(run));
+    }
+
     static double step(String run) throws IOException { return truth(run).get("steady_step_s").asDouble(); }
 
     static Recommendation remedy(Advice a, String id) {
