@@ -335,7 +335,8 @@ public final class FactBuilder {
                 var at = h.stepsOf(kind);
                 int n = 0;
                 for (long s : stalls.spikeSteps()) if (at.contains(s) || at.contains(s - 1)) n++;
-                if (n > saidSpikes && 4 * n >= 3 * stalls.spikeSteps().size()) {
+                // as many as a period itself needs: three quarters (HistoryAnalysis.PERIODIC_SHARE)
+                if (n > saidSpikes && n >= dev.trainadvisor.history.HistoryAnalysis.PERIODIC_SHARE * stalls.spikeSteps().size()) {
                     said = kind;
                     saidSpikes = n;
                 }

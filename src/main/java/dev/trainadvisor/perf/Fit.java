@@ -483,6 +483,9 @@ public final class Fit {
         }
     }
 
+    /** The largest share of the step a measured wait for data may take off it (above: the wait is not taken off). */
+    static final double MAX_DATA_WAIT_SHARE = 0.9;
+
     /** The wait for data a step of the history shows: its batch-generator timer's steady median, else its mean, else 0. */
     static double dataWait(dev.trainadvisor.history.StepHistory h) {
         dev.trainadvisor.history.StepHistory.RankTimer t = h.timer(dev.trainadvisor.history.StepHistory.BATCH_GENERATOR);
@@ -506,7 +509,8 @@ public final class Fit {
         // data-loader cause. The step observed is the steady steps' median, so the wait taken off is the timer's median
         // over the same steps (the slowest rank's), or the profiler's mean
         double wait = usable(m.stepTimeS()) ? dataWait(m.history()) : 0;
-        if (!(wait < 0.9 * m.stepTimeS())) wait = 0;
+        // a wait of nearly the whole step leaves the model nothing to fit: the timer is then likelier wrong than the step
+        if (!(wait < MAX_DATA_WAIT_SHARE * m.stepTimeS())) wait = 0;
         if (usable(m.stepTimeS())) {
             out.add(Obs.of(Metric.STEP_TIME_S, Metric.STEP_TIME_S, m.stepTimeS() - wait));
         } else if (usable(m.tokensPerGpuPerS())) {
