@@ -49,6 +49,10 @@ final class PrecisionCheck {
         if (b.fit() != null) {
             dev.trainadvisor.perf.FitParam chosen = b.fit().chosen().hypothesis().param();
             if (chosen != null && chosen != dev.trainadvisor.perf.FitParam.COMPUTE_SCALE) return null;
+            // nor when a slow link explains the times as well (ZeRO-3's gathers split 1:2 between forward and backward
+            // as compute does): the times cannot say it is the precision
+            if (b.fit().alternatives().stream().anyMatch(h -> h.hypothesis().param() != null && h.hypothesis().param().isLink()))
+                return null;
         }
         double tokens = ObservedThroughput.of(c, run).tokensPerGpuPerS();
         if (!(tokens > 0)) return null;

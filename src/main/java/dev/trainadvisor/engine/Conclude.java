@@ -46,6 +46,14 @@ public final class Conclude {
                 d.claims(), true, d.confirm(), Math.max(0, Math.min(1, probability)));
     }
 
+    /** A cause, a fault or not, that is as sure as {@code probability}. */
+    public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
+                                      Explain explain, boolean fault, double probability) {
+        Diagnosis d = diagnosis(kcontext, severity, step, granted, explain, fault);
+        return new Diagnosis(d.id(), d.title(), d.severity(), d.impactFraction(), d.explanation(), d.evidence(), d.rule(),
+                d.claims(), fault, d.confirm(), Math.max(0, Math.min(1, probability)));
+    }
+
     public static Diagnosis diagnosis(RuleContext kcontext, Severity severity, StepFact step, Grant granted,
                                       Explain explain, boolean fault) {
         Rule rule = kcontext.getRule();

@@ -38,12 +38,15 @@ public final class RuleEngine {
     static final int MAX_FIRINGS = 100_000;
 
     /**
-     * How diagnoses are listed: faults of medium or high severity first (something does less than it should: repairing
-     * it trades nothing away, and a configuration's costs are judged against a run that works), then by severity, then
-     * by the share of the step they explain.
+     * How diagnoses are listed: by severity (which the rules set from the expected share of the step, probability times
+     * claimed share: Materiality#severity(double, double)); within a severity, faults the fit is sure of
+     * (Diagnosis.SURE) first (something does less than it should: repairing it trades nothing away, and a
+     * configuration's costs are judged against a run that works), then by expected share, then by the share claimed.
+     * A fault the fit is unsure of is one candidate and never outranks a certain cause that costs more.
      */
-    public static final Comparator<Diagnosis> RANKING = Comparator.comparing((Diagnosis d) -> !(d.fault() && d.severity().atLeastMedium()))
-            .thenComparing(Diagnosis::severity)
+    public static final Comparator<Diagnosis> RANKING = Comparator.comparing(Diagnosis::severity)
+            .thenComparing((Diagnosis d) -> !(d.fault() && d.probability() >= Diagnosis.SURE))
+            .thenComparing(Comparator.comparingDouble(Diagnosis::expectedShare).reversed())
             .thenComparing(Comparator.comparingDouble(Diagnosis::impactFraction).reversed())
             .thenComparing(Diagnosis::id).thenComparing(Diagnosis::rule);
 

@@ -37,6 +37,12 @@ public record Diagnosis(String id, String title, Severity severity, double impac
     /** Under this probability a fault is a possibility: the headline says "Possibly". */
     public static final double EVEN_ODDS = 0.5;
 
+    /** From this probability a cause is sure enough to be named alone; under it the headline says its probability. */
+    public static final double SURE = 0.8;
+
+    /** The share of the step it is expected to cost: its probability times the share it claims. */
+    public double expectedShare() { return probability * impactFraction; }
+
     public Diagnosis(String id, String title, Severity severity, double impactFraction, String explanation,
                      List<Evidence> evidence, String rule, List<Claim> claims, boolean fault) {
         this(id, title, severity, impactFraction, explanation, evidence, rule, claims, fault, "");

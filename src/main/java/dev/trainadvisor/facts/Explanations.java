@@ -193,23 +193,94 @@ public final class Explanations {
         return e;
     }
 
+    public static Explain unexplainedSlowdown(GapFact g, Grant grant, Collection<?> rivals, Collection<?> coverage) {
+        Explain e = unexplainedSlowdown(g, grant, rivals);
+        LogCoverageFact cov = LogCoverageFact.of(coverage);
+        if (cov != null && cov.stepOnly() && candidates(rivals).stream()
+                .anyMatch(h -> h.hypothesis().param() == FitParam.COMPUTE_SCALE))
+            e.text(" The run's measurements time only the whole step: an input pipeline that cannot keep up (the data"
+                    + " loader: " + cov.loaderSwitch() + ") or host work between steps would show as slow compute. What"
+                    + " decides: the data loader with workers, a profiler trace (the GPU idle between steps, the"
+                    + " DataLoader's __next__ on the host), the GPU's utilisation in nvidia-smi dmon.");
+        return e;
+    }
+
     public static Explain unexplainedSlowdown(GapFact g, Grant grant, Collection<?> rivals) {
         Explain e = Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
                 .text(" the prediction: ").eq(Eq.minus(Eq.v("observed_step_time_s", g.observedStepS(), "s"),
-                        Eq.v("predicted_step_time_s", g.predictedStepS(), "s")), "unexplained_seconds", g.unexplainedS(), "s")
-                .text(" of the observed step are not in the modelled compute, communication or optimizer step, and no cause"
-                        + " the rules know accounts for them. ");
+                        Eq.v("predicted_step_time_s", g.predictedStepS(), "s")), "unexplained_seconds", g.unexplainedS(), "s");
+        List<HypothesisFact> cands = candidates(rivals);
+        if (!cands.isEmpty()) {
+            // the fit could not single out a cause: each candidate with the value it would need and how likely it is
+            e.text(" of the observed step are more than the model explains, and the run's times cannot say which"
+                    + " quantity is off; alone, it would take ");
+            boolean first = true;
+            for (HypothesisFact h : cands) {
+                if (!first) e.text(", or ");
+                first = false;
+                candidate(e, h);
+            }
+            for (Object o : rivals)
+                if (o instanceof HypothesisFact h && h.hypothesis() == dev.trainadvisor.perf.FitHypothesis.SEVERAL
+                        && (h.chosen() || h.rival()) && h.posterior() >= CANDIDATE_POSTERIOR)
+                    e.text(", or several of them at once (probability ").pct("candidate.several.posterior", h.posterior()).text(")");
+            e.text(". ");
+            if (grant.seconds() > 0) e.text("The fitted step spreads ").num("claimed_seconds", grant.seconds(), "s")
+                    .text(" of them over the phases no other diagnosis claims. ");
+            return e.text("What separates them: " + decide(cands) + ".");
+        }
+        e.text(" of the observed step are not in the modelled compute, communication or optimizer step, and no cause"
+                + " the rules know accounts for them. ");
         if (grant.seconds() > 0) e.text("The fitted step spreads ").num("claimed_seconds", grant.seconds(), "s")
                 .text(" of them over the phases no other diagnosis claims. ");
         List<String> hyp = new ArrayList<>();
-        for (Object o : rivals) {
-            HypothesisFact h = (HypothesisFact) o;
-            if (h.chosen() || h.rival()) hyp.add(h.hypothesis().key());
-        }
+        for (Object o : rivals)
+            if (o instanceof HypothesisFact h && (h.chosen() || h.rival())) hyp.add(h.hypothesis().key());
         return e.text("Measure next: nccl-tests all_reduce_perf on one node and across two (the links), the data loader's time"
                 + " per step (batch-generator timer), per-rank step times (stragglers), and a GEMM benchmark with"
                 + " nvidia-smi -q -d PERFORMANCE (clocks, throttling)"
                 + (hyp.isEmpty() ? "." : "; the fit weighed " + String.join(", ", hyp) + " as the likeliest explanations."));
+    }
+
+    /** A candidate the fit gives less than this probability is not listed: it fits the times only at odds of 1:100. */
+    static final double CANDIDATE_POSTERIOR = 0.01;
+
+    /**
+     * The causes a slowdown the fit could not single out may have, likeliest first: each fault hypothesis (HypothesisFact)
+     * at least {@link #CANDIDATE_POSTERIOR} probable whose quantity could make the step as slow as observed by itself
+     * (its {@code needed} value); where none was computed (a run within the model's error), those the fit chose or
+     * cannot rule out whose fitted quantity moved more than 5% towards a slower step.
+     */
+    static List<HypothesisFact> candidates(Collection<?> hypotheses) {
+        List<HypothesisFact> out = new ArrayList<>();
+        for (Object o : hypotheses) {
+            if (!(o instanceof HypothesisFact h) || h.hypothesis().param() == null || h.posterior() < CANDIDATE_POSTERIOR) continue;
+            if (Double.isFinite(h.needed()) ? h.needed() < 0.95 * h.expected()
+                    : (h.chosen() || h.rival()) && h.fitted() < 0.95 * h.expected()) out.add(h);
+        }
+        out.sort(Comparator.comparingDouble(HypothesisFact::posterior).reversed().thenComparing(HypothesisFact::hypothesis));
+        return out;
+    }
+
+    /** The value a candidate is named with: the value it would need alone, else its fitted value. */
+    private static double candidateValue(HypothesisFact h) {
+        return Double.isFinite(h.needed()) ? h.needed() : h.fitted();
+    }
+
+    /** "the intra-node link at 6.29% of its rating (probability 52%)", "compute at 0.201x (probability 31%: ...)". */
+    private static void candidate(Explain e, HypothesisFact h) {
+        FitParam p = h.hypothesis().param();
+        String k = "candidate." + h.hypothesis().key();
+        e.text(what(p) + " at ");
+        if (p.isLink()) e.pct(k + ".ratio_pct", candidateValue(h) / h.expected()).text(" of its rating");
+        else e.times(k + ".ratio", candidateValue(h) / h.expected());
+        e.text(" (probability ").pct(k + ".posterior", h.posterior());
+        e.text(switch (p) {
+            case COMPUTE_SCALE -> ": a wrong precision, clocks or power, or a step starved of data or held by the host";
+            case INTRA_NODE_BUSBW -> ": peer-to-peer off, traffic through host memory";
+            case INTER_NODE_GBPS -> ": RDMA off, the wrong NIC, a degraded port";
+            case OVERLAP_FRACTION -> ": collectives serialized with compute";
+        }).text(")");
     }
 
     public static Explain fasterThanModel(GapFact g, RunFact r) {

@@ -3,6 +3,8 @@ package dev.trainadvisor.facts;
 import dev.trainadvisor.perf.Baseline;
 import dev.trainadvisor.perf.Collective;
 import dev.trainadvisor.perf.ConventionFlops;
+import dev.trainadvisor.perf.Fit;
+import dev.trainadvisor.perf.FitObservation;
 import dev.trainadvisor.perf.FitParam;
 import dev.trainadvisor.perf.FitParameter;
 import dev.trainadvisor.perf.FitResult;
@@ -82,11 +84,16 @@ public final class FactBuilder {
                         Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
             }
             List<HypothesisFit> rivals = fit.alternatives();
+            // the step the model is fitted to (the observed one, less a wait for data the log measured)
+            double observedStep = fit.observations().stream().filter(o -> o.metric() == dev.trainadvisor.spec.Metric.STEP_TIME_S)
+                    .mapToDouble(FitObservation::measured).findFirst().orElse(Double.NaN);
             for (HypothesisFit h : fit.hypotheses()) {
                 FitParam q = h.hypothesis().param();
+                double needed = q == null || !fit.nominalRuledOut() ? Double.NaN : Fit.needed(b.catalogue(), q, observedStep);
                 facts.add(new HypothesisFact(h.hypothesis(), h.posterior(), h == fit.chosen(), rivals.contains(h),
                         q == null ? Double.NaN : h.fitted(q),
-                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost()));
+                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost(),
+                        h.departs(), needed));
             }
             // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
             // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline

@@ -28,6 +28,15 @@ public record Fault(FitParam param, double fitted, double expected, double proba
         return p;
     }
 
+    /**
+     * How sure a finding of unhidden communication is: as sure as the likeliest of the overlap's {@code faults} when the
+     * fit found one (a claim that is partly a fault is as sure as that part), else certain: an overlap the run switched
+     * off ({@code off}: Saving facts of the configuration it states) is what the run file says.
+     */
+    public static double overlapProbability(java.util.Collection<?> off, java.util.Collection<?> faults) {
+        return faults.isEmpty() ? 1 : mostLikely(faults);
+    }
+
     /** Whether the run measured the quantity rather than the fit inferring it. */
     public boolean measured() { return source == Source.MEASURED; }
 }

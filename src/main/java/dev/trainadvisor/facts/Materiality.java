@@ -12,6 +12,9 @@ package dev.trainadvisor.facts;
  *                          faster-than-model)
  * @param faultPosterior    a fault hypothesis of the fit is reported as a cause when its posterior probability is at
  *                          least this
+ * @param singledOut        a cause at least this probable is singled out: named as the cause, its seconds taken from
+ *                          unexplained-slowdown; below it a fault is one candidate among those the times cannot
+ *                          separate, and a slowdown no singled-out cause explains is unexplained-slowdown listing them
  * @param linkFaultRatio    a link below this share of its catalogue bandwidth (measured, or fitted with probability
  *                          faultPosterior) is a fault
  * @param overlapFaultRatio collectives hiding less than this share of what they should (fitted with probability
@@ -25,7 +28,7 @@ package dev.trainadvisor.facts;
  * @param origin            who set these: "shipped", or what a user rule says
  * @param history           the thresholds of the rules on the run's history (rules/history.drl)
  */
-public record Materiality(double material, double high, double modelError, double faultPosterior,
+public record Materiality(double material, double high, double modelError, double faultPosterior, double singledOut,
                           double linkFaultRatio, double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
                           double lossScaleSkips, double accounting, int longSequence, String origin, History history) {
 
@@ -47,10 +50,10 @@ public record Materiality(double material, double high, double modelError, doubl
         public static History shipped() { return new History(0.10, 0.10, 1.10, 0.05, 2); }
     }
 
-    public Materiality(double material, double high, double modelError, double faultPosterior, double linkFaultRatio,
-                       double overlapFaultRatio, double waveEfficiency, double memoryHeadroom, double recomputeMemory,
-                       double lossScaleSkips, double accounting, int longSequence, String origin) {
-        this(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
+    public Materiality(double material, double high, double modelError, double faultPosterior, double singledOut,
+                       double linkFaultRatio, double overlapFaultRatio, double waveEfficiency, double memoryHeadroom,
+                       double recomputeMemory, double lossScaleSkips, double accounting, int longSequence, String origin) {
+        this(material, high, modelError, faultPosterior, singledOut, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, longSequence, origin, History.shipped());
     }
 
@@ -58,6 +61,8 @@ public record Materiality(double material, double high, double modelError, doubl
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
      * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
      * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
+     * singledOut 0.8 (Diagnosis.SURE): four to one, a Bayes factor past "not worth more than a bare mention" (Kass and
+     * Raftery 1995, section 3.2) against everything else together;
      * modelError is the fit's own (Fit.MODEL_ERROR); linkFaultRatio 0.7: a link below 0.7 of its rating is 1.4 of
      * the ordinary spread between nodes below it (ln 0.7 = -0.36, Fit.LINK_NOMINAL_SIGMA 0.25), a fault rather than
      * spread; overlapFaultRatio 0.7 likewise (the generated runs of AttributionPropertyTest recover faults best at
@@ -67,8 +72,17 @@ public record Materiality(double material, double high, double modelError, doubl
      * DGX-H100 fp8: Llama 3 8B and 70B at seq 8192 with cp 2; the calibration rows nemo-24.07-h100-fp8-llama3-*).
      */
     public static Materiality shipped() {
-        return new Materiality(0.05, 0.20, dev.trainadvisor.perf.Fit.MODEL_ERROR, 0.5, 0.7, 0.7, 0.85, 0.6, 0.85, 0.01, 0.03, 8192, "shipped");
+        return new Materiality(0.05, 0.20, dev.trainadvisor.perf.Fit.MODEL_ERROR, 0.5, Diagnosis.SURE, 0.7, 0.7, 0.85, 0.6, 0.85, 0.01, 0.03, 8192, "shipped");
     }
+
+    /**
+     * The severity of a cause that costs {@code impactFraction} of the step with {@code probability}: that of its
+     * expected share, so that a cause the fit is unsure of weighs what it is likely to cost.
+     */
+    public Severity severity(double impactFraction, double probability) { return severity(probability * impactFraction); }
+
+    /** Whether a cause of {@code probability} is singled out ({@link #singledOut}). */
+    public boolean singles(double probability) { return probability >= singledOut; }
 
     /** The severity of a cause that costs {@code impactFraction} of the step. */
     public Severity severity(double impactFraction) {
@@ -93,17 +107,17 @@ public record Materiality(double material, double high, double modelError, doubl
     public boolean material(double seconds, double stepS) { return seconds >= material * stepS; }
 
     public Materiality withMaterial(double m) {
-        return new Materiality(m, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(m, high, modelError, faultPosterior, singledOut, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, longSequence, origin, history);
     }
 
     public Materiality withModelError(double e) {
-        return new Materiality(material, high, e, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(material, high, e, faultPosterior, singledOut, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, longSequence, origin, history);
     }
 
     public Materiality from(String who) {
-        return new Materiality(material, high, modelError, faultPosterior, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
+        return new Materiality(material, high, modelError, faultPosterior, singledOut, linkFaultRatio, overlapFaultRatio, waveEfficiency, memoryHeadroom,
                 recomputeMemory, lossScaleSkips, accounting, longSequence, who, history);
     }
 }

@@ -94,6 +94,24 @@ public final class Fit {
     static final double COMPUTE_FAULT_SIGMA = 0.2;
 
     /**
+     * A gross compute fault, beyond what throttling does: math in another precision than the run file says (fp32 on
+     * tensor cores runs at 1/16 of bf16 on an H100 without TF32, H100 datasheet), a debug or unfused build, a step
+     * starved of data or bound by the host that only the kernels' time can absorb when the run measured nothing else.
+     * As wide as a link fault ({@link #LINK_FAULT_SIGMA}): 0.29x is 0.8 sigma down, 0.05x two.
+     */
+    static final double COMPUTE_GROSS_SIGMA = 1.5;
+
+    /**
+     * The share of compute faults that are gross ({@link #COMPUTE_GROSS_SIGMA}) rather than throttling
+     * ({@link #COMPUTE_FAULT_SIGMA}): the fault prior is the contaminated mixture {@code (1 - eps) N(0, 0.2) + eps
+     * N(0, 1.5)} (Berger, "Statistical Decision Theory and Bayesian Analysis", 1985, section 4.7: epsilon-contamination,
+     * eps 0.1-0.2, for a prior whose tails are a judgement nobody checked). A judgement, not a measurement: without it a
+     * run described only by its throughput and 3.5x slow was a link fault with certainty, because the narrow throttling
+     * prior put compute at 0.29x at eight sigma, though one number cannot tell the two apart.
+     */
+    static final double GROSS_SHARE = 0.2;
+
+    /**
      * Ordinary spread of a link's bandwidth around its catalogue value, ln units: measured 8-GPU all-reduce bus
      * bandwidths of one link kind spread by about a quarter (NVLink3: 200-232 GB/s, knowledge-base/links.json; PCIe4
      * 18-26 GB/s with P2P).
@@ -106,6 +124,13 @@ public final class Fit {
      * two sigma.
      */
     static final double LINK_FAULT_SIGMA = 1.5;
+
+    /**
+     * The gross component of a link's contaminated fault prior ({@link #GROSS_SHARE}): NCCL over sockets delivers
+     * about 1% of NVLink's rating (3.5 of 370 GB/s measured on an H200 pair, knowledge-base/transports.json "socket"), three link fault sigmas
+     * down; at 3.0 it is 1.5 sigma, as gross as a gross compute fault at 0.1x.
+     */
+    static final double LINK_GROSS_SIGMA = 3.0;
 
     /**
      * Prior on ln(bandwidth) when the run file gives a measured bus bandwidth: nccl-tests repeats within a few
@@ -195,7 +220,21 @@ public final class Fit {
                 default -> FAULTS_PRIOR / faults;
             };
             double[] x = new double[params.size()];
-            fits.add(fitOne(prior, params, obs, h, p, h == FitHypothesis.SEVERAL ? optima : null, x));
+            HypothesisFit f = fitOne(prior, params, obs, h, p, h == FitHypothesis.SEVERAL ? optima : null, x, false);
+            Param q = h.param() == null ? null : params.get(indexOf(params, h.param()));
+            if (q != null && !Double.isNaN(q.grossSigma) && !obs.isEmpty()) {
+                // a contaminated fault prior: the evidence is the mixture's, the fit the likelier component's
+                double[] xg = new double[params.size()];
+                HypothesisFit narrow = fitOne(prior, params, obs, h, p * (1 - GROSS_SHARE), null, x, false);
+                HypothesisFit wide = fitOne(prior, params, obs, h, p * GROSS_SHARE, null, xg, true);
+                double hi = Math.max(narrow.logEvidence(), wide.logEvidence());
+                double logZ = hi + Math.log(Math.exp(narrow.logEvidence() - hi) + Math.exp(wide.logEvidence() - hi));
+                HypothesisFit best = wide.logEvidence() > narrow.logEvidence() ? wide : narrow;
+                if (best == wide) System.arraycopy(xg, 0, x, 0, x.length);
+                f = new HypothesisFit(h, p, logZ, Double.NaN, best.cost(), best.dataCost(), best.scenario(),
+                        best.parameters(), best.converged());
+            }
+            fits.add(f);
             optima.add(x);
         }
         // posterior probabilities from the evidences
@@ -222,6 +261,18 @@ public final class Fit {
                 }
             }
         }
+        if (ruledOut) {
+            // the healthy explanation is ruled out: the others' probabilities are conditioned on it being false, so
+            // that a probability printed for a fault is the share it has of what can explain the run
+            double nominal = 0;
+            for (HypothesisFit f : weighed) if (f.hypothesis() == FitHypothesis.NOMINAL) nominal = f.posterior();
+            List<HypothesisFit> conditioned = new ArrayList<>();
+            for (HypothesisFit f : weighed)
+                conditioned.add(new HypothesisFit(f.hypothesis(), f.prior(), f.logEvidence(),
+                        f.hypothesis() == FitHypothesis.NOMINAL ? 0 : f.posterior() / Math.max(1 - nominal, Double.MIN_NORMAL), f.cost(), f.dataCost(),
+                        f.scenario(), f.parameters(), f.converged()));
+            weighed = conditioned;
+        }
         HypothesisFit chosen = weighed.get(0);
         StepPrediction fitted = chosen.scenario().predict();
         List<FitObservation> observed = new ArrayList<>();
@@ -243,6 +294,31 @@ public final class Fit {
         return false;
     }
 
+    /** Bisection steps of {@link #needed}: 2^-30 of a range of ln(1e4), a relative precision of 1e-8. */
+    static final int NEEDED_STEPS = 30;
+
+    /**
+     * The value {@code p} would need, alone and everything else as in {@code at}, for the predicted step to take
+     * {@code stepS}: the value each explanation of a slowdown needs, when the times cannot say which it is. Searched
+     * between the value in {@code at} and 1e-4 of it (the overlap: down to none hidden); NaN when the step is not
+     * slower than {@code at} predicts or {@code p} cannot make it so slow.
+     */
+    public static double needed(Scenario at, FitParam p, double stepS) {
+        double v0 = at.value(p);
+        if (!(v0 > 0) || !(stepS > at.predict().stepTimeS())) return Double.NaN;
+        boolean overlap = p == FitParam.OVERLAP_FRACTION;
+        double lo = overlap ? 0 : Math.log(v0 * 1e-4), hi = overlap ? v0 : Math.log(v0);
+        java.util.function.DoubleUnaryOperator step = x -> at.with(p, overlap ? x : Math.exp(x)).predict().stepTimeS();
+        if (step.applyAsDouble(lo) < stepS) return Double.NaN;
+        for (int i = 0; i < NEEDED_STEPS; i++) {
+            double mid = (lo + hi) / 2;
+            if (step.applyAsDouble(mid) >= stepS) lo = mid;
+            else hi = mid;
+        }
+        double x = (lo + hi) / 2;
+        return overlap ? x : Math.exp(x);
+    }
+
     /** NOMINAL, one fault per quantity the run has (a measured link has none), and SEVERAL when two or more can. */
     private static List<FitHypothesis> hypotheses(List<Param> params) {
         List<FitHypothesis> out = new ArrayList<>();
@@ -261,16 +337,17 @@ public final class Fit {
 
     /**
      * Fits one hypothesis from the prior and {@code starts} (null: the prior and the freed quantities' fault sigmas
-     * towards a slower step); its optimum's coordinates are written into {@code optimum}.
+     * towards a slower step); its optimum's coordinates are written into {@code optimum}. {@code gross}: the freed
+     * quantity's prior is the wide component of its contaminated fault prior.
      */
     private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, FitHypothesis h, double p,
-                                        List<double[]> starts, double[] optimum) {
+                                        List<double[]> starts, double[] optimum, boolean gross) {
         int n = params.size();
         double[] mean = new double[n], sigma = new double[n];
         for (int j = 0; j < n; j++) {
             Param q = params.get(j);
             mean[j] = q.mean;
-            sigma[j] = h.frees(q.param) ? q.faultSigma : q.nominalSigma;
+            sigma[j] = !h.frees(q.param) ? q.nominalSigma : gross && !Double.isNaN(q.grossSigma) ? q.grossSigma : q.faultSigma;
         }
         Evaluator ev = new Evaluator(prior, params, obs, sigma);
         double[] x = mean.clone();
@@ -418,13 +495,19 @@ public final class Fit {
     private static final class Param {
         final FitParam param;
         final String source;
-        final double value, mean, nominalSigma, faultSigma;
+        final double value, mean, nominalSigma, faultSigma, grossSigma;
 
         Param(FitParam param, double value, double nominalSigma, double faultSigma, String source) {
+            this(param, value, nominalSigma, faultSigma, Double.NaN, source);
+        }
+
+        /** {@code grossSigma}: the wide component of a contaminated fault prior ({@link #GROSS_SHARE}), NaN for none. */
+        Param(FitParam param, double value, double nominalSigma, double faultSigma, double grossSigma, String source) {
             this.param = param;
             this.value = value;
             this.nominalSigma = nominalSigma;
             this.faultSigma = faultSigma;
+            this.grossSigma = grossSigma;
             this.source = source;
             this.mean = param == FitParam.OVERLAP_FRACTION ? logit(value) : Math.log(value);
         }
@@ -441,19 +524,20 @@ public final class Fit {
         Efficiency base = s.base();
         List<Param> out = new ArrayList<>();
         out.add(new Param(FitParam.COMPUTE_SCALE, s.computeScale(), COMPUTE_NOMINAL_SIGMA, COMPUTE_FAULT_SIGMA,
-                String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
+                COMPUTE_GROSS_SIGMA, String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
                         base.gemmFractionOfPeak(), base.attentionFractionOfPeak())));
         if (s.hasIntraLink()) {
             boolean measured = c.intraNode().busbwMeasured();
             out.add(new Param(FitParam.INTRA_NODE_BUSBW, s.value(FitParam.INTRA_NODE_BUSBW),
                     measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
+                    measured ? Double.NaN : LINK_GROSS_SIGMA,
                     measured ? "measured intra_node.busbw_gbps" : "catalogue " + c.intraNode().key()));
         }
         if (s.hasNetwork()) {
             boolean measured = !Double.isNaN(c.interNode().busbwGbps());
             out.add(new Param(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS),
                     measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
-                    measured ? "measured inter_node.busbw_gbps" : String.format(java.util.Locale.ROOT,
+                    measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps" : String.format(java.util.Locale.ROOT,
                             "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(), c.interNode().nicsPerNode(),
                             num(c.interNode().lineRateGbitS()), num(c.interNode().efficiency()))));
         }

@@ -204,7 +204,7 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
      * wrong.
      */
     /** Below this probability the headline says how sure its fault is. */
-    static final double SURE = 0.8;
+    static final double SURE = Diagnosis.SURE;
 
     static String verdict(PredictionView p, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
                           List<RecommendationView> recs) {
@@ -216,7 +216,13 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
             return "The run's measurements cannot be right (" + implausible.get(0).metric() + " is "
                     + Fmt.num(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
         }
-        if (top != null) {
+        List<String> candidates = top == null ? List.of() : candidates(top);
+        if (top != null && !candidates.isEmpty()) {
+            // a slowdown the fit could not single out: its candidates, likeliest first, each with its probability
+            s.append("The run is slower than the model and its times cannot single out why");
+            if (top.impactFraction() > 0) s.append(" (").append(top.share()).append(")");
+            s.append(": most likely ").append(String.join(", or ", candidates));
+        } else if (top != null) {
             // a fault the fit is not sure of says how sure it is (issue 20)
             boolean unsure = top.fault() && top.probability() < SURE;
             s.append(unsure && top.probability() < Diagnosis.EVEN_ODDS ? "Possibly: " + lowerFirst(top.title())
@@ -252,6 +258,31 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
             s.append("; no change the rules know is predicted to gain enough to recommend");
         }
         return s.append(".").toString();
+    }
+
+    /**
+     * The candidates a diagnosis lists (its evidence {@code candidate.<quantity>.posterior}, with {@code .ratio_pct}
+     * or {@code .ratio}), in its order: "the intra-node link at 6.29% of its rating (probability 52%)".
+     */
+    static List<String> candidates(DiagnosisView d) {
+        List<String> out = new ArrayList<>();
+        Map<String, Double> values = new java.util.HashMap<>();
+        for (Evidence e : d.evidence()) if (e.name().startsWith("candidate.")) values.put(e.name(), e.value());
+        for (Evidence e : d.evidence()) {
+            if (!e.name().startsWith("candidate.") || !e.name().endsWith(".posterior")) continue;
+            String key = e.name().substring("candidate.".length(), e.name().length() - ".posterior".length());
+            Double pct = values.get("candidate." + key + ".ratio_pct"), ratio = values.get("candidate." + key + ".ratio");
+            String what = switch (key) {
+                case "compute-scale" -> "compute";
+                case "intra-node-busbw" -> "the intra-node link";
+                case "inter-node-gbps" -> "the network";
+                case "overlap-fraction" -> "the overlap";
+                default -> "several quantities at once";
+            };
+            String at = pct != null ? " at " + Fmt.pct(pct / 100) + " of its rating" : ratio != null ? " at " + Fmt.num(ratio) + "x" : "";
+            out.add(what + at + " (probability " + Fmt.pct(e.value() / 100) + ")");
+        }
+        return out;
     }
 
     /** "2.08 (x1.85-2.3)". */

@@ -41,7 +41,7 @@ class AttributionPropertyTest {
         List<String> misses = new ArrayList<>();
         for (GeneratedRuns.Generated g : runs) {
             Advice a = TrainAdvisor.advise(g.spec());
-            Diagnosis top = a.diagnoses().stream().filter(d -> d.severity().atLeastMedium()).findFirst().orElse(null);
+            Diagnosis top = gapCause(a.diagnoses());
             if (g.degraded() == null) {
                 healthy++;
                 if (a.diagnoses().stream().anyMatch(d -> d.fault() && d.severity().atLeastMedium())) healthyBlamed++;
@@ -75,7 +75,8 @@ class AttributionPropertyTest {
                 healthy, healthyBlamed, String.join("\n", misses));
         System.out.println(report);
         assertTrue(material >= 300, report);
-        // over these 1000 runs: recovered 363 of 377 (96.3%), named 365 (96.8%); the misses are the overlap traded
+        // over these 1000 runs: recovered 382 of 385 (99.2%), named 382 (issue 20: the gap's cause, unexplained-slowdown
+        // listing candidates where the fit does not single one out; before, 363 of 377 as the top cause); the misses are the overlap traded
         // against the link when every collective hides behind compute, and the intra-node link against the network
         // when every group that moves data crosses nodes (a ring is bound by the slower of the two): the times cannot
         // separate them
@@ -83,6 +84,18 @@ class AttributionPropertyTest {
         assertTrue(named >= 0.95 * material, report);
         assertTrue(falseBlame <= 0.05 * immaterial, report);
         assertTrue(healthyBlamed <= 0.05 * healthy, report);
+    }
+
+    /**
+     * The cause the advice gives for the gap between the run and its prediction: the first fault or unexplained-slowdown
+     * (listing the fit's candidates) of medium or high severity, else the first diagnosis of medium or high severity.
+     * Since issue 20 a certain cost of the configuration (a pipeline bubble, a PCIe link's bandwidth) larger than a
+     * fault's expected share ranks above the fault; this test judges the attribution of the gap, and a configuration's
+     * costs are part of the prediction, the same in the generated run and in the model.
+     */
+    static Diagnosis gapCause(List<Diagnosis> ds) {
+        return ds.stream().filter(d -> d.severity().atLeastMedium() && (d.fault() || d.id().equals("unexplained-slowdown")))
+                .findFirst().orElse(ds.stream().filter(d -> d.severity().atLeastMedium()).findFirst().orElse(null));
     }
 
     /** The degraded quantity's value as the top diagnosis reports it, fitted or as a rival explanation; else NaN. */
@@ -101,10 +114,16 @@ class AttributionPropertyTest {
         return ratio == null ? Double.NaN : ratio * g.catalogueValue();
     }
 
-    /** The ratio to expected at which the top diagnosis names {@code p} as a rival explanation, or null. */
+    /**
+     * The ratio to expected at which the top diagnosis names {@code p} as a rival explanation, or as a candidate of an
+     * unexplained slowdown; null when it does not.
+     */
     static Double rival(Diagnosis top, FitParam p) {
-        String name = "rival." + FitHypothesis.of(p).key() + ".ratio";
-        for (Evidence e : top.evidence()) if (e.name().equals(name)) return e.value();
+        String key = FitHypothesis.of(p).key();
+        for (Evidence e : top.evidence()) {
+            if (e.name().equals("rival." + key + ".ratio") || e.name().equals("candidate." + key + ".ratio")) return e.value();
+            if (e.name().equals("candidate." + key + ".ratio_pct")) return e.value() / 100;
+        }
         return null;
     }
 

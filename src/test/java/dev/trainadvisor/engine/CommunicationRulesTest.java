@@ -132,12 +132,14 @@ class CommunicationRulesTest {
     @Test
     void unoverlappedCommunicationWhenTheFitFindsTheOverlapFaulty() {
         // P(overlap below 0.7 x 0.9) = 0.8 x Phi((logit 0.63 - logit 0.2) / 0.3 = 6.4) = 0.8 >= 0.5: a fault; restoring it
-        // saves 2 of 8 s: 0.25 -> high
+        // saves 2 of 8 s: 0.25 of the step, expected 0.8 x 0.25 = 0.2 less Phi's tail beyond 6.4 sigma: just under
+        // high's 0.20 -> medium (issue 20: severity from the expected share)
         RuleEngine.Result r = reduceScatterExposed(run(PCIE))
                 .fittedParameter(FitParam.OVERLAP_FRACTION, 0.9, 0.2, 2.0, component(FitParam.OVERLAP_FRACTION, 0.8, 0.2, 0.3))
                 .saving(Saving.Kind.RESTORE_OVERLAP_FRACTION, RS, 2.0).fire();
         Diagnosis d = only(r, "unoverlapped-communication");
-        assertDiagnosis(d, Severity.HIGH, true, 0.25, Map.of(RS, 2.0));
+        assertDiagnosis(d, Severity.MEDIUM, true, 0.25, Map.of(RS, 2.0));
+        assertEquals(0.8, d.probability(), 1e-6);
         assertEquals(100 * 0.2 / 0.9, evidence(d, "overlap.ratio_pct"), 1e-9);
         assertEquals(80, evidence(d, "overlap.posterior"), 1e-6);
         assertTrue(d.explanation().contains("the overlapped collectives hide 0.2 / 0.9 = 22.22% of what they should"
