@@ -112,7 +112,8 @@ public final class Explanations {
         e.text("; " + decide(rs) + " decides.");
     }
 
-    private static String what(FitParam p) {
+    /** How a diagnosis names a fitted quantity: "compute", "the intra-node link", "the network", "the overlap". */
+    public static String what(FitParam p) {
         return switch (p) {
             case COMPUTE_SCALE -> "compute";
             case INTRA_NODE_BUSBW -> "the intra-node link";

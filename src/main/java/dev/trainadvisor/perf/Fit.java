@@ -220,12 +220,14 @@ public final class Fit {
                 default -> FAULTS_PRIOR / faults;
             };
             double[] x = new double[params.size()];
-            HypothesisFit f = fitOne(prior, params, obs, h, p, h == FitHypothesis.SEVERAL ? optima : null, x, false);
             Param q = h.param() == null ? null : params.get(indexOf(params, h.param()));
-            if (q != null && !Double.isNaN(q.grossSigma) && !obs.isEmpty()) {
+            boolean contaminated = q != null && !Double.isNaN(q.grossSigma) && !obs.isEmpty();
+            HypothesisFit f = fitOne(prior, params, obs, h, contaminated ? p * (1 - GROSS_SHARE) : p,
+                    h == FitHypothesis.SEVERAL ? optima : null, x, false);
+            if (contaminated) {
                 // a contaminated fault prior: the evidence is the mixture's, the fit the likelier component's
                 double[] xg = new double[params.size()];
-                HypothesisFit narrow = fitOne(prior, params, obs, h, p * (1 - GROSS_SHARE), null, x, false);
+                HypothesisFit narrow = f;
                 HypothesisFit wide = fitOne(prior, params, obs, h, p * GROSS_SHARE, null, xg, true);
                 double hi = Math.max(narrow.logEvidence(), wide.logEvidence());
                 double logZ = hi + Math.log(Math.exp(narrow.logEvidence() - hi) + Math.exp(wide.logEvidence() - hi));

@@ -272,13 +272,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
             if (!e.name().startsWith("candidate.") || !e.name().endsWith(".posterior")) continue;
             String key = e.name().substring("candidate.".length(), e.name().length() - ".posterior".length());
             Double pct = values.get("candidate." + key + ".ratio_pct"), ratio = values.get("candidate." + key + ".ratio");
-            String what = switch (key) {
-                case "compute-scale" -> "compute";
-                case "intra-node-busbw" -> "the intra-node link";
-                case "inter-node-gbps" -> "the network";
-                case "overlap-fraction" -> "the overlap";
-                default -> "several quantities at once";
-            };
+            dev.trainadvisor.perf.FitParam param = null;
+            for (dev.trainadvisor.perf.FitParam q : dev.trainadvisor.perf.FitParam.values()) if (q.key().equals(key)) param = q;
+            String what = param == null ? "several quantities at once" : dev.trainadvisor.facts.Explanations.what(param);
             String at = pct != null ? " at " + Fmt.pct(pct / 100) + " of its rating" : ratio != null ? " at " + Fmt.num(ratio) + "x" : "";
             out.add(what + at + " (probability " + Fmt.pct(e.value() / 100) + ")");
         }
