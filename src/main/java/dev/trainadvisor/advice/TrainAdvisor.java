@@ -74,7 +74,16 @@ public final class TrainAdvisor {
 
     public static Advice advise(RunSpec spec) { return advise(spec.cluster(), spec.run()); }
 
-    public Advice adviseRun(Cluster cluster, RunMetrics run) {
+    /**
+     * The run's facts and what the rules conclude from them, before any remedy is priced.
+     *
+     * @param run      the run as the advice prices it: as it ran, where its times are those of a lower precision than
+     *                 it says
+     * @param baseline its step, fitted to its times
+     */
+    record Diagnosed(RunMetrics run, Baseline baseline, List<Object> facts, RuleEngine.Result result) {}
+
+    Diagnosed diagnose(Cluster cluster, RunMetrics run) {
         // a run whose times are those of a lower precision than it says is priced as it ran (precision-mismatch)
         Baseline b = Baseline.of(cluster, run);
         dev.trainadvisor.facts.PrecisionMismatchFact mismatch = PrecisionCheck.of(cluster, run, b);
@@ -86,7 +95,15 @@ public final class TrainAdvisor {
         if (mismatch != null) facts.add(mismatch);
         // a run that does not fit as laid out: what would (another layout, more GPUs, a GPU with more memory)
         if (b.prediction().memory().headroomGb() < 0) facts.add(WhatFits.of(cluster, run));
-        RuleEngine.Result result = engine.run(facts);
+        return new Diagnosed(run, b, facts, engine.run(facts));
+    }
+
+    public Advice adviseRun(Cluster cluster, RunMetrics run) {
+        Diagnosed diagnosed = diagnose(cluster, run);
+        run = diagnosed.run();
+        Baseline b = diagnosed.baseline();
+        List<Object> facts = diagnosed.facts();
+        RuleEngine.Result result = diagnosed.result();
         ObservationFact observed = null;
         GapFact gap = null;
         for (Object f : facts) {
@@ -124,7 +141,7 @@ public final class TrainAdvisor {
         List<String> addresses = diagnoses.stream().filter(d -> d.impactFraction() > 0).limit(1).map(Diagnosis::id).toList();
         // for a run that does not fit, the layout that does answers that
         if (addresses.isEmpty() && r.own() == null)
-            addresses = diagnoses.stream().filter(d -> d.id().equals("memory-overflow")).limit(1).map(Diagnosis::id).toList();
+            addresses = diagnoses.stream().filter(d -> d.cause() == dev.trainadvisor.facts.Cause.MEMORY_OVERFLOW).limit(1).map(Diagnosis::id).toList();
         return new RemedyProposal(BEST_LAYOUT, "Lay the run out as " + best.describe(), change, true, addresses,
                 "The fastest layout of these GPUs at the same global batch that the step model finds, searching tensor, "
                         + "pipeline, context, data and expert parallelism, ZeRO, micro-batches and recomputation.",

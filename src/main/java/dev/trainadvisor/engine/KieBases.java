@@ -116,6 +116,10 @@ public final class KieBases {
                 files.add(file);
                 lines.add(file + ":" + (line < 1 ? "?" : String.valueOf(line)) + ": " + text);
             }
+            if (lines.stream().anyMatch(l -> l.contains("RunFact")))
+                lines.add("(RunFact is gone: match the run's own records, dev.trainadvisor.spec.Cluster, Parallel, Training"
+                        + " and Model, e.g. Parallel( tp > 1, !sequenceParallel ), and facts.LinkFact for the bandwidth a link"
+                        + " runs at; README, \"Your own rules\")");
             throw new SpecException(String.join(", ", files), null, "rules that compile:\n  " + String.join("\n  ", lines));
         }
         return ks.newKieContainer(builder.getKieModule().getReleaseId()).getKieBase();

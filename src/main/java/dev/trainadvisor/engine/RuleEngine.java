@@ -58,6 +58,7 @@ public final class RuleEngine {
     private RuleEngine(Map<String, String> drlByFile) {
         this.kieBase = KieBases.compile(drlByFile);
         this.rules = describe(kieBase, drlByFile);
+        DiagnosisIds.check(drlByFile, rules.stream().map(RuleInfo::id).collect(java.util.stream.Collectors.toSet()));
     }
 
     private RuleEngine(KieBase kieBase, Map<String, String> drlByFile) {

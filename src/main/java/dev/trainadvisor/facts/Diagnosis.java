@@ -48,6 +48,9 @@ public record Diagnosis(String id, String title, Severity severity, double impac
         this(id, title, severity, impactFraction, explanation, evidence, rule, claims, fault, "");
     }
 
+    /** Its shipped cause, or null for a diagnosis of a user's own id (Cause#byId). */
+    public Cause cause() { return Cause.byId(id); }
+
     /** The seconds it claims. */
     public double claimedSeconds() {
         double s = 0;

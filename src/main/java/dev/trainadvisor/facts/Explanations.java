@@ -4,7 +4,10 @@ import dev.trainadvisor.perf.FitHypothesis;
 import dev.trainadvisor.perf.FitParam;
 import dev.trainadvisor.perf.LinkScope;
 import dev.trainadvisor.perf.MeasurementCheck;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.Training;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -284,22 +287,23 @@ public final class Explanations {
         }).text(")");
     }
 
-    public static Explain fasterThanModel(GapFact g, RunFact r) {
+    public static Explain fasterThanModel(GapFact g, Cluster c) {
         return Explain.start().text("Observed throughput is ").times("observed_over_predicted", g.observedOverPredicted())
                 .text(" the prediction (step ").num("observed_step_time_s", g.observedStepS(), "s").text(" observed, ")
                 .num("predicted_step_time_s", g.predictedStepS(), "s")
                 .text(" predicted): the run is faster than the model allows, so the model or its inputs are off. Check, in this"
                         + " order: the tokens per step (micro-batch size, micro-batches, sequence length: a step that processes"
-                        + " fewer tokens than the file says runs faster), the GPU (" + r.gpu() + ": a faster variant?), the"
-                        + " link (" + r.intraLink() + ") and network, recomputation and flash attention as the run really had"
+                        + " fewer tokens than the file says runs faster), the GPU (" + c.gpu().key() + ": a faster variant?), the"
+                        + " link (" + c.intraNode().key() + ") and network, recomputation and flash attention as the run really had"
                         + " them, and for a printed TFLOPS its tflops_convention.");
     }
 
     // ---------------------------------------------------------------- communication
 
-    public static Explain linkUnderperforms(RunFact r, StepFact s, Collection<?> faults, Collection<?> items, Grant g,
-                                            Collection<?> rivals) {
+    public static Explain linkUnderperforms(Collection<?> links, StepFact s, Collection<?> faults, Collection<?> items,
+                                            Grant g, Collection<?> rivals) {
         Explain e = Explain.start();
+        LinkFact intraLink = link(links, LinkScope.INTRA_NODE), interLink = link(links, LinkScope.INTER_NODE);
         List<Fault> fs = new ArrayList<>();
         for (Object o : faults) fs.add((Fault) o);
         fs.sort(Comparator.comparing(Fault::param).thenComparing(Fault::measured, Comparator.reverseOrder()).thenComparing(Fault::source));
@@ -310,13 +314,13 @@ public final class Explanations {
             // a link both measured and fitted faulty: the second finding's numbers under their own names
             String k = named.add(f.param()) ? f.param().key() : f.param().key() + "." + f.source().name().toLowerCase(java.util.Locale.ROOT);
             e.text(first ? "" : " ").text((f.measured() ? "As measured" : "Fitted to the run's times") + ", the "
-                    + (intra ? "intra-node link " + r.intraLink() : "network " + r.interLink()) + " delivers ")
+                    + (intra ? "intra-node link " + intraLink.link() : "network " + (interLink == null ? "none" : interLink.link())) + " delivers ")
                     .num(k + ".fitted", f.fitted(), "GB/s").text(" where the catalogue gives ").num(k + ".expected", f.expected(), "GB/s")
                     .text(": ").eq(Eq.div(Eq.v(k + ".fitted", f.fitted(), "GB/s"), Eq.v(k + ".expected", f.expected(), "GB/s")),
                             k + ".ratio_pct", 100 * f.fitted() / f.expected(), "%").text(" of its rating");
             if (!f.measured()) e.text(" (probability ").pct(k + ".posterior", f.probability()).text(")");
             e.text(".");
-            if (intra) transportHint(e, r, f.fitted());
+            if (intra) transportHint(e, intraLink, f.fitted());
             first = false;
         }
         e.text(" At its rating the step would be ").num("claimed_seconds", g.seconds(), "s").text(" shorter: ");
@@ -347,23 +351,30 @@ public final class Explanations {
      * When a link delivers about what one of NCCL's fallback transports gives on this host (within a factor 1.6 either
      * way), say so: peer-to-peer is then likely off, and the transport names the setting to look at.
      */
-    private static void transportHint(Explain e, RunFact r, double fitted) {
-        if (near(fitted, r.shmGbps()))
-            e.text(" That is about what NCCL's shared memory transport gives on this host (").num("shm_busbw", r.shmGbps(), "GB/s")
+    private static void transportHint(Explain e, LinkFact l, double fitted) {
+        if (near(fitted, l.shmGbps()))
+            e.text(" That is about what NCCL's shared memory transport gives on this host (").num("shm_busbw", l.shmGbps(), "GB/s")
                     .text(", peer-to-peer off: NCCL_P2P_DISABLE set, GPUs across CPU sockets or host bridges, P2P unsupported).");
-        else if (near(fitted, r.socketGbps()))
-            e.text(" That is about what NCCL's sockets give within a node (").num("socket_busbw", r.socketGbps(), "GB/s")
+        else if (near(fitted, l.socketGbps()))
+            e.text(" That is about what NCCL's sockets give within a node (").num("socket_busbw", l.socketGbps(), "GB/s")
                     .text(", peer-to-peer and shared memory both off: NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, or containers without a common /dev/shm).");
     }
 
     private static boolean near(double a, double b) { return b > 0 && a / b < 1.6 && b / a < 1.6; }
 
-    public static Explain tpAcrossNodes(RunFact r, StepFact s, Collection<?> items, Grant g) {
-        Explain e = Explain.start().text("The tensor-parallel group of ").count("tp", r.tp()).text(" GPUs spans nodes of ")
-                .count("gpus_per_node", r.gpusPerNode()).text(" GPUs: its per-layer collectives cross " + r.interLink()
+    /** The link of {@code scope} among {@code links} (LinkFact facts), or null. */
+    private static LinkFact link(Collection<?> links, LinkScope scope) {
+        for (Object o : links) if (o instanceof LinkFact l && l.scope() == scope) return l;
+        return null;
+    }
+
+    public static Explain tpAcrossNodes(Cluster c, Parallel p, StepFact s, Collection<?> items, Grant g) {
+        Explain e = Explain.start().text("The tensor-parallel group of ").count("tp", p.tp()).text(" GPUs spans nodes of ")
+                .count("gpus_per_node", c.gpusPerNode()).text(" GPUs: its per-layer collectives cross "
+                        + (c.interNode() == null ? "none" : c.interNode().key())
                         + ", with nothing to hide behind. ");
-        for (CollectiveFact c : sorted(items)) {
-            collective(e, c);
+        for (CollectiveFact col : sorted(items)) {
+            collective(e, col);
             e.text(". ");
         }
         e.text("They leave ").num("claimed_seconds", g.seconds(), "s").text(" exposed: ");
@@ -394,20 +405,20 @@ public final class Explanations {
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
-    public static Explain linkBound(RunFact r, StepFact s, Collection<?> items, Grant g, Collection<?> prior) {
+    public static Explain linkBound(Cluster c, LinkFact l, StepFact s, Collection<?> items, Grant g, Collection<?> prior) {
         List<CollectiveFact> cs = sorted(items);
         boolean intra = cs.get(0).scope() == LinkScope.INTRA_NODE;
         Explain e = Explain.start();
         if (intra) {
-            e.text("The collectives bound by the intra-node link " + r.intraLink() + " (").num("intra_node_busbw", r.intraBusbwGbps(), "GB/s")
-                    .text(" all-reduce bus bandwidth, " + source(r.intraBusbwSource()) + ")");
+            e.text("The collectives bound by the intra-node link " + l.link() + " (").num("intra_node_busbw", l.gbps(), "GB/s")
+                    .text(" all-reduce bus bandwidth, " + source(l.source()) + ")");
         } else {
-            e.text("The collectives that cross nodes over " + r.interLink() + " (").count("nics_per_node", r.nicsPerNode())
-                    .text(" NICs per node, ").num("inter_node_gbps", r.interNodeGbps(), "GB/s")
-                    .text(" per node, " + source(r.interSource()) + ")");
+            e.text("The collectives that cross nodes over " + l.link() + " (").count("nics_per_node", c.interNode().nicsPerNode())
+                    .text(" NICs per node, ").num("inter_node_gbps", l.gbps(), "GB/s")
+                    .text(" per node, " + source(l.source()) + ")");
         }
         double exposed = 0;
-        for (CollectiveFact c : cs) exposed += c.exposedSeconds();
+        for (CollectiveFact col : cs) exposed += col.exposedSeconds();
         e.text(" leave ").num("exposed_seconds", exposed, "s").text(" of the ").num("step_time_s", s.stepTimeS(), "s")
                 .text(" step exposed. Each takes calls x alpha + factor x bytes / busbw: ");
         for (int i = 0; i < cs.size(); i++) {
@@ -444,14 +455,14 @@ public final class Explanations {
         return e;
     }
 
-    public static Explain slowAttention(RunFact r, StepFact s, Grant g) {
-        String now = r.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH && !r.flashAttention()
+    public static Explain slowAttention(Cluster c, Training t, StepFact s, Grant g) {
+        String now = t.attentionKernel() == dev.trainadvisor.spec.AttentionKernel.MATH && !t.flashAttention()
                 ? "on PyTorch's math backend (the scores in fp32, GEMMs on CUDA cores)"
-                : !r.flashAttention() ? "without flash attention" : "with the " + r.attentionKernel().name().toLowerCase() + " kernel";
+                : !t.flashAttention() ? "without flash attention" : "with the " + t.attentionKernel().name().toLowerCase() + " kernel";
         Explain e = Explain.start().text("The run computes attention " + now + "; FlashAttention-2 would run the step ")
                 .num("claimed_seconds", g.seconds(), "s").text(" faster: ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
-        if (r.smVersion() < 80) e.text(" FlashAttention-2 needs an Ampere or later GPU; " + r.gpu()
+        if (c.gpu().smVersion() < 80) e.text(" FlashAttention-2 needs an Ampere or later GPU; " + c.gpu().key()
                 + " is older, so this is what the kernel costs, not a remedy.");
         return e;
     }
@@ -480,8 +491,8 @@ public final class Explanations {
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
-    public static Explain recompute(RunFact r, StepFact s, MemoryFact m, Grant g) {
-        Explain e = Explain.start().text("Recomputation (" + r.recompute().key() + ") runs ")
+    public static Explain recompute(Training t, StepFact s, MemoryFact m, Grant g) {
+        Explain e = Explain.start().text("Recomputation (" + t.recompute().key() + ") runs ")
                 .eq(Eq.div(Eq.v("hardware_gflops_per_token", s.hardwareFlopsPerToken() / 1e9, "GFLOPs"),
                         Eq.v("model_gflops_per_token", s.modelFlopsPerToken() / 1e9, "GFLOPs")), "flops_ratio",
                         s.hardwareFlopsPerToken() / s.modelFlopsPerToken(), "")
@@ -492,7 +503,7 @@ public final class Explanations {
         return e;
     }
 
-    public static Explain smallMicroBatch(RunFact r, StepFact s, Grant g) {
+    public static Explain smallMicroBatch(Parallel p, Training t, StepFact s, Grant g) {
         Explain e = Explain.start().text("With ").count("tokens_per_micro_batch", Math.round(s.tokensPerMicroBatch()))
                 .text(" tokens per micro-batch on each GPU, the layer GEMMs keep ").pct("wave_efficiency", s.waveEfficiency())
                 .text(" of the SMs busy over their waves (tiles of ").count("gemm_tile", dev.trainadvisor.perf.ComputeTime.TILE).text(" x ")
@@ -501,18 +512,18 @@ public final class Explanations {
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
-    public static Explain optimizerBound(RunFact r, StepFact s, Grant g) {
+    public static Explain optimizerBound(Parallel p, Training t, StepFact s, Grant g) {
         Explain e = Explain.start().text("The optimizer step takes ").num("claimed_seconds", g.seconds(), "s").text(", ");
         share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s")
                 .text(" step: Adam reads and writes ");
         // as perf.StepModel.optimizerSeconds counts them
-        int gradient = r.gradReducePrecision().bytes;
+        int gradient = t.gradReducePrecision().bytes;
         e.eq(Eq.plus(Eq.plus(Eq.v("adam_state_bytes", 24, ""), Eq.times(Eq.v("gradient_reads", 2, ""),
                         Eq.v("gradient_bytes", gradient, ""))), Eq.v("weight_bytes", 2, "")), "bytes_per_parameter",
-                dev.trainadvisor.perf.StepModel.optimizerBytesPerParam(r.gradReducePrecision()), "")
+                dev.trainadvisor.perf.StepModel.optimizerBytesPerParam(t.gradReducePrecision()), "")
                 .text(" bytes per parameter it updates (fp32 weights, momentum and variance in and out, the "
-                        + r.gradReducePrecision().key() + " gradient read twice, the half-precision weights written)"
-                        + (r.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
+                        + t.gradReducePrecision().key() + " gradient read twice, the half-precision weights written)"
+                        + (p.zeroStage() == 0 ? ", and every data-parallel rank updates all of them." : "."));
         return e;
     }
 
@@ -573,27 +584,27 @@ public final class Explanations {
     }
 
     /** The bubble, and when compute causes took part of it (their repair shrinks it too), what is left to it. */
-    public static Explain bubble(RunFact r, StepFact s, Grant g, Collection<?> prior) {
+    public static Explain bubble(Parallel p, Training t, StepFact s, Grant g, Collection<?> prior) {
         double bubble = s.phase(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE);
         boolean whole = Math.abs(bubble - g.seconds()) <= 1e-9 * Math.max(1, bubble);
         Explain e = Explain.start().text("The pipeline bubble takes ");
         if (whole) share(e.num("claimed_seconds", g.seconds(), "s").text(", "), "claimed_seconds", g.seconds(), s).text(" of the ");
         else e.num("exposed_seconds", bubble, "s").text(" of the ");
         e.num("step_time_s", s.stepTimeS(), "s").text(" step: each stage idles (pp - 1) / (v x m) of the compute, ");
-        e.eq(Eq.div(Eq.minus(Eq.v("pp", r.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", r.virtualStages(), ""),
-                Eq.v("micro_batches", r.microBatches(), ""))), "bubble_fraction",
-                (r.pp() - 1.0) / (r.virtualStages() * r.microBatches()), "").text(".");
+        e.eq(Eq.div(Eq.minus(Eq.v("pp", p.pp(), ""), Eq.v("one", 1, "")), Eq.times(Eq.v("virtual_stages", p.virtualStages(), ""),
+                Eq.v("micro_batches", t.microBatches(), ""))), "bubble_fraction",
+                (p.pp() - 1.0) / (p.virtualStages() * t.microBatches()), "").text(".");
         return whole ? e : claimed(e, bubble, List.of(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE), g, s, prior);
     }
 
     // ---------------------------------------------------------------- memory and numerics
 
-    public static Explain memoryOverflow(MemoryFact m, RunFact r) {
+    public static Explain memoryOverflow(MemoryFact m, Cluster c, Parallel p) {
         return Explain.start().text("Predicted peak memory per GPU is ").num("total_gb", m.totalGb(), "GB").text(" of the ")
-                .num("capacity_gb", m.capacityGb(), "GB").text(" the " + r.gpu() + " has: weights ").num("weights_gb", m.weightsGb(), "GB")
+                .num("capacity_gb", m.capacityGb(), "GB").text(" the " + c.gpu().key() + " has: weights ").num("weights_gb", m.weightsGb(), "GB")
                 .text(", gradients ").num("gradients_gb", m.gradientsGb(), "GB").text(", optimizer states ")
-                .num("optimizer_gb", m.optimizerGb(), "GB").text(" (ZeRO stage ").count("zero_stage", r.zeroStage()).text(" over ")
-                .count("zero_group_size", r.zeroGroupSize()).text(" GPUs), activations ").num("activations_gb", m.activationsGb(), "GB")
+                .num("optimizer_gb", m.optimizerGb(), "GB").text(" (ZeRO stage ").count("zero_stage", p.zeroStage()).text(" over ")
+                .count("zero_group_size", p.zeroGroupSize()).text(" GPUs), activations ").num("activations_gb", m.activationsGb(), "GB")
                 .text(", logits ").num("logits_gb", m.logitsGb(), "GB").text(", buffers ").num("buffers_gb", m.buffersGb(), "GB")
                 .text(". The run cannot start as configured.");
     }
@@ -619,8 +630,9 @@ public final class Explanations {
     }
 
     /** No layout of the run's GPUs holds it; what would, from the layout search. */
-    public static Explain noLayoutFits(CapacityFact c, RunFact r) {
-        Explain e = Explain.start().text("No layout of these ").count("gpus", c.gpus()).text(" " + r.gpu()
+    public static Explain noLayoutFits(CapacityFact c, Cluster cluster) {
+        String gpu = cluster.gpu().key();
+        Explain e = Explain.start().text("No layout of these ").count("gpus", c.gpus()).text(" " + gpu
                         + " holds the run: the weights, gradients and optimizer states of ").num("params_b", c.params() / 1e9, "B")
                 .text(" parameters come to ");
         if (c.stateGb() >= 1000) e.num("state_tb", c.stateGb() / 1000, "TB");
@@ -632,10 +644,10 @@ public final class Explanations {
                 .text(" layouts (tensor, pipeline, context, data and expert parallelism, every ZeRO stage, micro-batches, recomputation) and none leaves ")
                 .pct("search_headroom", c.headroom()).text(" of the memory free.");
         if (c.fewestGpus() > 0)
-            e.text(" The fewest " + r.gpu() + " that hold it at the same global batch are ").count("fewest_gpus", c.fewestGpus())
+            e.text(" The fewest " + gpu + " that hold it at the same global batch are ").count("fewest_gpus", c.fewestGpus())
                     .text(".");
         else
-            e.text(" Up to ").count("max_gpus_tried", c.maxGpusTried()).text(" " + r.gpu() + " none holds it at the same global batch.");
+            e.text(" Up to ").count("max_gpus_tried", c.maxGpusTried()).text(" " + gpu + " none holds it at the same global batch.");
         if (c.largerGpu() != null)
             e.text(" The catalogue GPU with the least memory that holds it on as many GPUs is the " + c.largerGpu() + " (")
                     .num("larger_gpu_memory_gb", c.largerGpuMemoryGb(), "GB").text(").");
@@ -643,9 +655,9 @@ public final class Explanations {
         return e;
     }
 
-    public static Explain memoryHeadroom(MemoryFact m, RunFact r) {
+    public static Explain memoryHeadroom(MemoryFact m, Cluster c) {
         return Explain.start().text("The step holds ").num("total_gb", m.totalGb(), "GB").text(" of the ").num("capacity_gb", m.capacityGb(), "GB")
-                .text(" of the " + r.gpu() + ": ").eq(Eq.minus(Eq.v("capacity_gb", m.capacityGb(), "GB"), Eq.v("total_gb", m.totalGb(), "GB")),
+                .text(" of the " + c.gpu().key() + ": ").eq(Eq.minus(Eq.v("capacity_gb", m.capacityGb(), "GB"), Eq.v("total_gb", m.totalGb(), "GB")),
                         "free_gb", m.headroomGb(), "GB").text(" free.");
     }
 

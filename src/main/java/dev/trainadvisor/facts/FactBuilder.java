@@ -46,7 +46,16 @@ public final class FactBuilder {
         Cluster cluster = b.catalogue().cluster();
         RunMetrics run = b.catalogue().run();
         StepPrediction p = b.prediction();
-        facts.add(runFact(b));
+        // the run as the rules match it: its typed records, as the user's file gives them (spec.RunFile), and what the
+        // model makes of its links
+        facts.add(cluster);
+        facts.add(run.model());
+        facts.add(run.parallel());
+        facts.add(run.training());
+        facts.addAll(linkFacts(b));
+        NvlinkNodeFact nvlink = nvlinkNode(cluster);
+        if (nvlink != null) facts.add(nvlink);
+        facts.add(new Pricer(b));
         facts.add(FrameworkFact.of(run.training(), run.parallel()));
         OffloadFact offload = offloadFact(cluster, run, p);
         if (offload != null) facts.add(offload);
@@ -106,12 +115,6 @@ public final class FactBuilder {
             }
         }
         if (fit != null) facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));
-        facts.addAll(configurationSavings(b));
-        if (p.memory().headroomGb() < 0 && !run.training().offload().any()) {
-            // whether offloading the optimizer alone makes room: the fewest states to offload that make the run fit
-            Baseline.Priced q = b.price(RunChange.of(RunField.OFFLOAD, OPTIMIZER_OFFLOAD));
-            facts.add(new OffloadFitFact(q != null && q.step().memory().headroomGb() >= 0));
-        }
         if (p.memory().hostGb() > 0 && cluster.host().memoryKnown())
             facts.add(new HostMemoryFact(p.memory().hostGb(), cluster.gpusPerNode(), cluster.host().memoryGb(),
                     cluster.host().label()));
@@ -166,37 +169,6 @@ public final class FactBuilder {
             dev.trainadvisor.spec.Offload.Tier.CPU, dev.trainadvisor.spec.Offload.Tier.CPU, dev.trainadvisor.spec.Offload.Tier.CPU,
             dev.trainadvisor.spec.Offload.Tier.NONE, dev.trainadvisor.spec.Offload.Tier.NONE, 1.0, null);
 
-    /** What switching on an overlap, FlashAttention-2 or fused kernels would save, where the run lacks them. */
-    private static List<Saving> configurationSavings(Baseline b) {
-        List<Saving> out = new ArrayList<>();
-        RunMetrics run = b.catalogue().run();
-        Parallel par = run.parallel();
-        Training t = run.training();
-        StepPrediction p = b.prediction();
-        if (par.dp() > 1 && !par.overlapGradReduce()) price(out, b, Saving.Kind.OVERLAP_GRAD_REDUCE,
-                RunChange.of(RunField.OVERLAP_GRAD_REDUCE, true));
-        if (par.dp() > 1 && par.zeroStage() >= 1 && par.zeroStage() < 3 && !par.overlapParamGather())
-            price(out, b, Saving.Kind.OVERLAP_PARAM_GATHER, RunChange.of(RunField.OVERLAP_PARAM_GATHER, true));
-        if (!t.flashAttention() || t.attentionKernel() == AttentionKernel.FA1 || t.attentionKernel() == AttentionKernel.TRITON) {
-            // math or unfused: no kernel of theirs is meant any longer
-            price(out, b, Saving.Kind.FLASH_ATTENTION_2, t.flashAttention()
-                    ? RunChange.of(RunField.ATTENTION_KERNEL, AttentionKernel.FA2)
-                    : RunChange.of(RunField.FLASH_ATTENTION, true).clear(RunField.ATTENTION_KERNEL));
-        }
-        if (t.elementwiseKernels() == ElementwiseKernels.EAGER)
-            price(out, b, Saving.Kind.FUSED_ELEMENTWISE, RunChange.of(RunField.ELEMENTWISE_KERNELS, ElementwiseKernels.COMPILED));
-        if (!t.cudaGraphs()) price(out, b, Saving.Kind.CUDA_GRAPHS, RunChange.of(RunField.CUDA_GRAPHS, true));
-        if (t.optimizerKernel() == dev.trainadvisor.spec.OptimizerKernel.FOREACH)
-            price(out, b, Saving.Kind.FUSED_OPTIMIZER,
-                    RunChange.of(RunField.OPTIMIZER_KERNEL, dev.trainadvisor.spec.OptimizerKernel.FUSED));
-        return out;
-    }
-
-    private static void price(List<Saving> out, Baseline b, Saving.Kind kind, RunChange change) {
-        Baseline.Priced q = b.price(change);
-        if (q != null) out.add(saving(kind, b.prediction(), q.step()));
-    }
-
     /** The seconds per phase that {@code after} saves against {@code before}. */
     static Saving saving(Saving.Kind kind, StepPrediction before, StepPrediction after) {
         Map<String, Double> then = new LinkedHashMap<>();
@@ -206,7 +178,7 @@ public final class FactBuilder {
             double d = ph.exposedSeconds() - then.getOrDefault(ph.name(), 0.0);
             if (d > 0) by.add(new Claim(ph.name(), d));
         }
-        return new Saving(kind, Math.max(0, before.stepTimeS() - after.stepTimeS()), by);
+        return new Saving(kind, Math.max(0, before.stepTimeS() - after.stepTimeS()), by, after.memory().headroomGb() >= 0);
     }
 
     public static LaunchFact launchFact(StepPrediction p, Training t) {
@@ -238,47 +210,41 @@ public final class FactBuilder {
                 o.stepTimeS(), expected.stepTimeS(), fitted.stepTimeS());
     }
 
-    /** The configuration, with the link bandwidths the baseline step runs at. */
-    public static RunFact runFact(Baseline b) {
+    /**
+     * The cluster's links as the baseline step runs on them: the intra-node link always, the network on several nodes;
+     * each with the bandwidth the baseline runs at (measured by the run, fitted to its times, or the catalogue's) and
+     * what the catalogue expects of it.
+     */
+    public static List<LinkFact> linkFacts(Baseline b) {
         Cluster c = b.scenario().cluster(), catalogue = b.catalogue().cluster();
-        RunMetrics run = b.catalogue().run();
-        Parallel p = run.parallel();
-        Training t = run.training();
-        Gpu gpu = c.gpu();
-        String nvGpu = null, nvLink = null;
-        if (!c.intraNode().isNvlink() && c.gpusPerNode() > 1) {
-            Gpu sibling = Catalog.builtIn().nvlinkSibling(gpu);
-            if (sibling != null) {
-                nvGpu = sibling.key();
-                nvLink = sibling.nvlinkLink();
-            }
-        }
-        boolean multiNode = c.interNode() != null && c.nodes() > 1;
         boolean fitted = b.fit() != null;
+        List<LinkFact> out = new ArrayList<>();
         BandwidthSource intraSource = catalogue.intraNode().busbwMeasured() ? BandwidthSource.MEASURED
                 : fitted && b.fit().parameter(FitParam.INTRA_NODE_BUSBW).isPresent() ? BandwidthSource.FITTED
                 : BandwidthSource.CATALOGUE;
-        BandwidthSource interSource = multiNode && !Double.isNaN(catalogue.interNode().busbwGbps()) ? BandwidthSource.MEASURED
-                : fitted && b.fit().parameter(FitParam.INTER_NODE_GBPS).isPresent() ? BandwidthSource.FITTED
-                : BandwidthSource.CATALOGUE;
-        // what the catalogue expects of the link on this host (shared memory across two sockets: 10 GB/s on a PCIe4
-        // node, not the 20 of peer-to-peer), so that a measured 9-10 GB/s there is no fault
         double intraCatalogue = c.intraNode().expectedBusbwGbps();
         if (Double.isNaN(intraCatalogue)) intraCatalogue = Catalog.builtIn().links().containsKey(c.intraNode().key())
                 ? Catalog.builtIn().links().get(c.intraNode().key()).value().busbwGbps() : c.intraNode().busbwGbps();
-        double interCatalogue = multiNode ? new dev.trainadvisor.spec.Network(c.interNode().key(), c.interNode().lineRateGbitS(),
-                c.interNode().efficiency(), c.interNode().alphaUs(), c.interNode().nicsPerNode(), Double.NaN,
-                c.interNode().source()).nodeGbps() : 0;
-        return new RunFact(run.name(), gpu.key(), gpu.smVersion(), gpu.hasFp8(), c.gpus(), c.nodes(), c.gpusPerNode(),
-                c.nvlinkDomain(),
-                p.tp(), p.pp(), p.dp(), p.cp(), p.ep(), p.virtualStages(), p.sequenceParallel(), p.zeroStage(),
-                p.zeroGroupSize(), t.microBatchSize(), t.microBatches(), t.seqLen(), t.recompute(), t.precision(),
-                t.gradReducePrecision(), t.flashAttention(), t.attentionKernel(), t.elementwiseKernels(),
-                c.intraNode().key(), c.intraNode().kind(), c.intraNode().busbwGbps(), intraSource, intraCatalogue,
-                c.interNode() == null ? "none" : c.interNode().key(), c.interNode() == null ? 0 : c.interNode().nicsPerNode(),
-                multiNode ? c.interNode().nodeGbps() : 0, interSource, interCatalogue, p.overlapGradReduce(),
-                p.overlapParamGather(), gpu.peakTflops(Precision.BF16), gpu.hbmGb(), nvGpu, nvLink,
-                Catalog.builtIn().transports().shmBusbw(hostPcieGen(c)), Catalog.builtIn().transports().socketBusbw());
+        out.add(new LinkFact(dev.trainadvisor.perf.LinkScope.INTRA_NODE, c.intraNode().key(), c.intraNode().busbwGbps(),
+                intraSource, intraCatalogue, Catalog.builtIn().transports().shmBusbw(hostPcieGen(c)),
+                Catalog.builtIn().transports().socketBusbw()));
+        if (c.interNode() != null && c.nodes() > 1) {
+            BandwidthSource interSource = !Double.isNaN(catalogue.interNode().busbwGbps()) ? BandwidthSource.MEASURED
+                    : fitted && b.fit().parameter(FitParam.INTER_NODE_GBPS).isPresent() ? BandwidthSource.FITTED
+                    : BandwidthSource.CATALOGUE;
+            double interCatalogue = new dev.trainadvisor.spec.Network(c.interNode().key(), c.interNode().lineRateGbitS(),
+                    c.interNode().efficiency(), c.interNode().alphaUs(), c.interNode().nicsPerNode(), Double.NaN,
+                    c.interNode().source()).nodeGbps();
+            out.add(new LinkFact(dev.trainadvisor.perf.LinkScope.INTER_NODE, c.interNode().key(), c.interNode().nodeGbps(),
+                    interSource, interCatalogue, Double.NaN, Double.NaN));
+        }
+        return out;
+    }
+
+    /** The catalogue's NVLink node of the cluster's GPU generation, or null where it has none. */
+    public static NvlinkNodeFact nvlinkNode(Cluster c) {
+        Gpu sibling = Catalog.builtIn().nvlinkSibling(c.gpu());
+        return sibling == null ? null : new NvlinkNodeFact(sibling.key(), sibling.nvlinkLink());
     }
 
     /** What offload costs the step, from its phases; null for a run that offloads nothing. */

@@ -8,14 +8,21 @@ import java.util.Locale;
  * (perf.Baseline): the seconds per phase of the step that the change removes.
  *
  * @param byPhase seconds saved per phase (only phases that get shorter)
+ * @param fits    whether the changed run fits in the GPU's memory
  */
-public record Saving(Kind kind, double seconds, List<Claim> byPhase) {
+public record Saving(Kind kind, double seconds, List<Claim> byPhase, boolean fits) {
 
     public Saving {
         byPhase = List.copyOf(byPhase);
     }
 
-    /** The changes Java prices before the rules run, for the rules to weigh. */
+    /** A change after which the run fits. */
+    public Saving(Kind kind, double seconds, List<Claim> byPhase) { this(kind, seconds, byPhase, true); }
+
+    /**
+     * The changes the step model prices for the rules to weigh: the fit's quantities restored (Java, from the fit), and
+     * the levers of rules/levers.drl.
+     */
     public enum Kind {
         /** The fitted compute scale back at 1. */
         RESTORE_COMPUTE_SCALE,
@@ -37,6 +44,8 @@ public record Saving(Kind kind, double seconds, List<Claim> byPhase) {
         CUDA_GRAPHS,
         /** The optimizer's update as one fused kernel instead of PyTorch's foreach kernels. */
         FUSED_OPTIMIZER,
+        /** Adam's states, the master weights and the gradients offloaded to the host (a run that does not fit). */
+        OPTIMIZER_OFFLOAD,
         /** Every fitted quantity back at its expected value: the fitted step against the catalogue's. */
         CATALOGUE;
 

@@ -25,11 +25,11 @@ class UnexpectedFailureTest {
         Path rules = Files.createDirectories(tmp.resolve("rules"));
         Files.writeString(rules.resolve("throws.drl"), """
                 package test.rules;
-                import dev.trainadvisor.facts.*;
+                import dev.trainadvisor.spec.Parallel;
                 rule "throws"
                     @id("throws") @title("Throws") @description("Throws from its consequence.")
                 when
-                    $r : RunFact()
+                    $p : Parallel()
                 then
                     throw new %s("thrown by a rule");
                 end

@@ -4,7 +4,6 @@ import dev.trainadvisor.facts.Claim;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.FactBuilder;
 import dev.trainadvisor.facts.Fault;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.facts.StepFact;
@@ -37,10 +36,10 @@ import static org.junit.jupiter.api.Assertions.*;
 class AttributionRulesTest {
     static final String RS = CollectiveOp.ZERO_GRAD_REDUCE_SCATTER.key();
 
-    static RunFact slowLink() { return CommunicationRulesTest.slowLink(); }
+    static GivenRun slowLink() { return CommunicationRulesTest.slowLink(); }
 
     /** 2 s forward, 3 s backward and a reduce-scatter on the slow link with 3 s exposed: an 8 s step. */
-    static GivenFacts slowReduceScatter(RunFact run) { return CommunicationRulesTest.reduceScatterOnSlowLink(run); }
+    static GivenFacts slowReduceScatter(GivenRun run) { return CommunicationRulesTest.reduceScatterOnSlowLink(run); }
 
     /** No phase claimed past its seconds, the claims together no longer than the step, and one diagnosis per id. */
     static void assertClaimsFitTheStep(RuleEngine.Result r, GivenFacts g) { assertClaimsFitTheStep(r, g.stepFact(), ""); }
@@ -120,7 +119,7 @@ class AttributionRulesTest {
         // every compute cause at once on 3 s forward and 6 s backward: the compute fault wants 1.5 + 3, FlashAttention-2
         // 1 + 2, fused kernels 0.5 + 1, recomputation 2 of the backward, small GEMMs 0.4 x (3 + 6). Each takes what the
         // causes before it left: forward 1.5 + 1 + 0.5, backward 3 + 2 + 1 leave nothing for recomputation or the waves
-        RunFact run = with(slowLink(), "overlapGradReduce", false, "flashAttention", false, "recompute", Recompute.FULL,
+        GivenRun run = with(slowLink(), "overlapGradReduce", false, "flashAttention", false, "recompute", Recompute.FULL,
                 "elementwiseKernels", ElementwiseKernels.EAGER);
         GivenFacts g = GivenFacts.of(run).compute(3, 6, 0.5).wave(0.6, 2048).recompute(2.0).memory(30, 80)
                 .intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 4, 3.0)
@@ -156,7 +155,7 @@ class AttributionRulesTest {
     void twoLinkFaultsGiveOneLinkUnderperforms() {
         // both links measured far below their rating on two nodes; restoring them saves 2 s of the reduce-scatter
         // inside the node and 1 s of the all-gather across: one diagnosis claiming 3 of 10 s = 0.30, high
-        RunFact both = measuredInter(measuredIntra(run(PCIE_2NODES), 4), 10);
+        GivenRun both = measuredInter(measuredIntra(run(PCIE_2NODES), 4), 10);
         GivenFacts g = GivenFacts.of(both).compute(2, 3, 0)
                 .intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 4, 3.0)
                 .inter(CollectiveOp.ZERO_PARAM_ALL_GATHER, 16, 16e9, 5, 2.0)
@@ -197,7 +196,7 @@ class AttributionRulesTest {
     void oneDiagnosisPerIdWhateverTheFacts() {
         // two faults of one link (measured, and the fit's chosen hypothesis), collectives on both links, a rival
         // hypothesis, savings that several causes compete for
-        RunFact run = with(measuredIntra(run(PCIE_2NODES), 4), "overlapGradReduce", false);
+        GivenRun run = with(measuredIntra(run(PCIE_2NODES), 4), "overlapGradReduce", false);
         GivenFacts g = GivenFacts.of(run).compute(2, 3, 0.8)
                 .intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 4, 3.0)
                 .intra(CollectiveOp.ZERO_PARAM_ALL_GATHER, 8, 16e9, 4, 1.0)

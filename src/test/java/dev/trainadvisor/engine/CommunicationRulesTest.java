@@ -2,7 +2,6 @@ package dev.trainadvisor.engine;
 
 import dev.trainadvisor.facts.Bottleneck;
 import dev.trainadvisor.facts.Diagnosis;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.perf.CollectiveOp;
@@ -25,18 +24,18 @@ class CommunicationRulesTest {
     static final String RS = CollectiveOp.ZERO_GRAD_REDUCE_SCATTER.key(), AG = CollectiveOp.ZERO_PARAM_ALL_GATHER.key();
 
     /** The PCIe node with its link measured at 4 GB/s, 0.4 of the 10 GB/s the catalogue expects on its host: a fault. */
-    static RunFact slowLink() { return measuredIntra(run(PCIE), 4); }
+    static GivenRun slowLink() { return measuredIntra(run(PCIE), 4); }
 
     /**
      * 2 s forward, 3 s backward, and a reduce-scatter on a 4 GB/s link: 0.875 x 32 GB / 4 GB/s = 7 s, 3 s exposed, of
      * an 8 s step.
      */
-    static GivenFacts reduceScatterOnSlowLink(RunFact run) {
+    static GivenFacts reduceScatterOnSlowLink(GivenRun run) {
         return GivenFacts.of(run).compute(2, 3, 0).intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 4, 3.0);
     }
 
     /** 2 s forward, 3.2 s backward, and a reduce-scatter on the 10 GB/s link with 2.8 s exposed: an 8 s step. */
-    static GivenFacts reduceScatterExposed(RunFact run) {
+    static GivenFacts reduceScatterExposed(GivenRun run) {
         return GivenFacts.of(run).compute(2, 3.2, 0).intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 10, 2.8);
     }
 
@@ -88,7 +87,7 @@ class CommunicationRulesTest {
     }
 
     /** GPT-3 with tp 16 on nodes of 8: the tensor-parallel collectives cross IB-HDR, 2.5 s each and none hidden. */
-    static GivenFacts tpAcrossNodes(RunFact run, LinkScope scope, boolean crossesNodes) {
+    static GivenFacts tpAcrossNodes(GivenRun run, LinkScope scope, boolean crossesNodes) {
         // 0.9375 x 64 GB / 24 GB/s = 2.5 s each
         return GivenFacts.of(run).compute(5, 9.5, 0.5)
                 .collective(CollectiveOp.TP_ALL_GATHER, 16, 64e9, 0, 0, "IB-HDR", scope, crossesNodes, 24, 2.5, OverlapWindow.NONE)

@@ -1,7 +1,7 @@
 package dev.trainadvisor.engine;
 
 import dev.trainadvisor.facts.Diagnosis;
-import dev.trainadvisor.facts.RunFact;
+import dev.trainadvisor.facts.Lever;
 import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.perf.FitHypothesis;
@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 class ComputeRulesTest {
 
-    static GivenFacts step(RunFact run) { return GivenFacts.of(run).compute(2.5, 5.3, 0.2); }
+    static GivenFacts step(GivenRun run) { return GivenFacts.of(run).compute(2.5, 5.3, 0.2); }
 
     /** Compute fitted at 0.6 of its expected scale, 0.9 of the posterior around 0.6. */
     static GivenFacts slowCompute() {
@@ -101,7 +101,7 @@ class ComputeRulesTest {
         RuleEngine.Result fa1 = step(with(run(PCIE), "attentionKernel", AttentionKernel.FA1))
                 .saving(Saving.Kind.FLASH_ATTENTION_2, Phase.FORWARD, 0.5, Phase.BACKWARD, 1.0).fire();
         assertTrue(only(fa1, "slow-attention-kernel").explanation().contains("with the fa1 kernel"));
-        RunFact v100 = with(run(PCIE), "gpu", "V100-SXM2-32GB", "smVersion", 70, "flashAttention", false);
+        GivenRun v100 = with(run(PCIE), "gpu", "V100-SXM2-32GB", "flashAttention", false);
         RuleEngine.Result old = step(v100).saving(Saving.Kind.FLASH_ATTENTION_2, Phase.FORWARD, 0.5, Phase.BACKWARD, 1.0).fire();
         assertTrue(only(old, "slow-attention-kernel").explanation().contains("FlashAttention-2 needs an Ampere or later GPU;"
                 + " V100-SXM2-32GB is older, so this is what the kernel costs, not a remedy."));
@@ -133,7 +133,8 @@ class ComputeRulesTest {
      */
     @Test
     void unfusedOptimizerClaimsWhatTheFusedKernelSaves() {
-        RuleEngine.Result r = GivenFacts.of(run(PCIE)).compute(2.5, 4.5, 1.0)
+        GivenRun foreach = with(run(PCIE), "optimizerKernel", dev.trainadvisor.spec.OptimizerKernel.FOREACH);
+        RuleEngine.Result r = GivenFacts.of(foreach).compute(2.5, 4.5, 1.0)
                 .saving(Saving.Kind.FUSED_OPTIMIZER, Phase.OPTIMIZER, 0.5).fire();
         Diagnosis d = only(r, "unfused-optimizer");
         assertDiagnosis(d, Severity.MEDIUM, false, 0.0625, Map.of(Phase.OPTIMIZER, 0.5));
@@ -141,7 +142,7 @@ class ComputeRulesTest {
                 + " step."), d.explanation());
         assertEquals(List.of("unfused-optimizer"), proposal(r, "fused-optimizer").addresses());
         assertEquals(0.5, only(r, "optimizer-step-bound").claimed(Phase.OPTIMIZER), 1e-12);
-        assertFalse(fired(GivenFacts.of(run(PCIE)).compute(2.5, 4.5, 1.0)
+        assertFalse(fired(GivenFacts.of(foreach).compute(2.5, 4.5, 1.0)
                 .saving(Saving.Kind.FUSED_OPTIMIZER, Phase.OPTIMIZER, 0.1).fire(), "unfused-optimizer"));
     }
 
@@ -167,15 +168,19 @@ class ComputeRulesTest {
                 + " graphs the step would be 1.6 s shorter: 1.6 s / 8 s = 20% of the 8 s step."), d.explanation());
     }
 
-    /** Silent where CUDA graphs would save 0.3 of 8 s (0.0375 < material 0.05), or the run replays them already. */
+    /**
+     * Silent where CUDA graphs would save 0.3 of 8 s (0.0375 < material 0.05), or the run replays them already: then
+     * the CUDA-graphs lever does not apply (rules/levers.drl), so the step model prices no saving for the rule to weigh.
+     */
     @Test
     void launchBoundSilentWhenGraphsSaveLittleOrAreOn() {
         RuleEngine.Result little = step(run(PCIE)).launches(500, 15e-6, 0.005, 0.0108, 8, false)
                 .saving(Saving.Kind.CUDA_GRAPHS, Phase.FORWARD, 0.1, Phase.BACKWARD, 0.2).fire();
         assertFalse(fired(little, "launch-bound"));
-        RuleEngine.Result on = step(run(PCIE)).launches(500, 0.86e-6, 0.005, 0.005, 8, true)
-                .saving(Saving.Kind.CUDA_GRAPHS, Phase.FORWARD, 0.6, Phase.BACKWARD, 1.0).fire();
+        assertTrue(derived(little, Lever.class).stream().anyMatch(l -> l.kind() == Saving.Kind.CUDA_GRAPHS));
+        RuleEngine.Result on = step(with(run(PCIE), "cudaGraphs", true)).launches(500, 0.86e-6, 0.005, 0.005, 8, true).fire();
         assertFalse(fired(on, "launch-bound"));
+        assertTrue(derived(on, Lever.class).stream().noneMatch(l -> l.kind() == Saving.Kind.CUDA_GRAPHS));
     }
 
     @Test

@@ -2,9 +2,9 @@ package dev.trainadvisor.engine;
 
 import dev.trainadvisor.facts.BandwidthSource;
 import dev.trainadvisor.facts.Fault;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.perf.FitHypothesis;
 import dev.trainadvisor.perf.FitParam;
+import dev.trainadvisor.perf.LinkScope;
 import org.junit.jupiter.api.Test;
 import org.kie.api.event.rule.AfterMatchFiredEvent;
 import org.kie.api.event.rule.DefaultAgendaEventListener;
@@ -88,8 +88,8 @@ class FaultRulesTest {
     void intraNodeLinkMeasuredFarBelowItsRating() {
         // the example's PCIe4 link on its default host (8 GPUs under 2 sockets, shared memory across the socket link):
         // 10 GB/s expected (knowledge-base/transports.json); measured 4: 0.4 < linkFaultRatio 0.7
-        RunFact run = measuredIntra(run(PCIE), 4);
-        assertEquals(10, run.intraCatalogueGbps());
+        GivenRun run = measuredIntra(run(PCIE), 4);
+        assertEquals(10, run.link(LinkScope.INTRA_NODE).catalogueGbps());
         assertEquals(List.of(new Fault(FitParam.INTRA_NODE_BUSBW, 4, 10, 1.0, Fault.Source.MEASURED)),
                 faults(GivenFacts.of(run).fire()));
     }
@@ -97,39 +97,39 @@ class FaultRulesTest {
     @Test
     void intraNodeLinkMeasuredSilentNearItsRatingOrWhenNotMeasured() {
         // 8 / 10 = 0.8 >= 0.7
-        RunFact near = measuredIntra(run(PCIE), 8);
+        GivenRun near = measuredIntra(run(PCIE), 8);
         assertEquals(List.of(), faults(GivenFacts.of(near).fire()));
         // 9 GB/s on the dual-socket host is what the host does, not a fault, though peer-to-peer PCIe4 would give 20
-        RunFact socket = measuredIntra(run(PCIE), 9);
+        GivenRun socket = measuredIntra(run(PCIE), 9);
         assertEquals(20, dev.trainadvisor.spec.Catalog.builtIn().links().get("PCIe4").value().busbwGbps());
         assertEquals(List.of(), faults(GivenFacts.of(socket).fire()));
         // 4 GB/s fitted, not measured: the fit's rules judge it, not this one
-        RunFact fitted = with(run(PCIE), "intraBusbwGbps", 4.0, "intraBusbwSource", BandwidthSource.FITTED);
+        GivenRun fitted = run(PCIE).withLink(LinkScope.INTRA_NODE, 4.0, BandwidthSource.FITTED);
         assertEquals(List.of(), faults(GivenFacts.of(fitted).fire()));
     }
 
     @Test
     void networkMeasuredFarBelowItsRating() {
         // 2 x HDR100 per node: 24 GB/s in the catalogue; measured 10: 0.417 < 0.7
-        RunFact run = measuredInter(run(PCIE_2NODES), 10);
-        assertEquals(24, run.interCatalogueGbps());
+        GivenRun run = measuredInter(run(PCIE_2NODES), 10);
+        assertEquals(24, run.link(LinkScope.INTER_NODE).catalogueGbps());
         assertEquals(List.of(new Fault(FitParam.INTER_NODE_GBPS, 10, 24, 1.0, Fault.Source.MEASURED)),
                 faults(GivenFacts.of(run).fire()));
     }
 
     @Test
     void networkMeasuredSilentNearItsRatingOrOnOneNode() {
-        RunFact near = measuredInter(run(PCIE_2NODES), 20);
+        GivenRun near = measuredInter(run(PCIE_2NODES), 20);
         assertEquals(List.of(), faults(GivenFacts.of(near).fire()));
-        // one node: no network to be faulty, whatever the numbers say
-        RunFact oneNode = with(measuredInter(run(PCIE), 10), "interCatalogueGbps", 24.0);
-        assertEquals(List.of(), faults(GivenFacts.of(oneNode).fire()));
+        // one node: no network to be faulty, so no fact of one for the rule to judge
+        assertNull(run(PCIE).link(LinkScope.INTER_NODE));
+        assertEquals(List.of(), faults(GivenFacts.of(run(PCIE)).fire()));
     }
 
     @Test
     void everyFaultRuleFiresOncePerFaultAndNoneLoops() {
         // both links measured low, and the fit finds compute, the intra-node link and the overlap faulty
-        RunFact run = measuredInter(measuredIntra(run(PCIE_2NODES), 4), 10);
+        GivenRun run = measuredInter(measuredIntra(run(PCIE_2NODES), 4), 10);
         GivenFacts g = GivenFacts.of(run).compute(2, 4, 0.5)
                 .fittedParameter(FitParam.COMPUTE_SCALE, 1.0, 0.6, 2.0, component(FitParam.COMPUTE_SCALE, 0.9, 0.6, 0.05))
                 .fittedParameter(FitParam.INTRA_NODE_BUSBW, 20, 3, 1.0, component(FitParam.INTRA_NODE_BUSBW, 0.3, 3, 0.05))

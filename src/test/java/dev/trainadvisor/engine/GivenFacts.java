@@ -16,7 +16,6 @@ import dev.trainadvisor.facts.Materiality;
 import dev.trainadvisor.facts.MemoryFact;
 import dev.trainadvisor.facts.ObservationFact;
 import dev.trainadvisor.facts.RemedyProposal;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.facts.StepFact;
@@ -81,26 +80,23 @@ final class GivenFacts {
     static final double MODEL_FLOPS_PER_TOKEN = 4.5e10;
 
     private Materiality materiality = Materiality.shipped();
-    private final RunFact run;
+    private final GivenRun run;
     private final Map<String, Double> phases = new LinkedHashMap<>();
     private double waveEfficiency = 1.0, tokensPerMicroBatch = 4096, recomputeS = 0;
     private boolean fitted = false;
     private final List<DoubleFunction<CollectiveFact>> collectives = new ArrayList<>();
     private final List<Object> others = new ArrayList<>();
 
-    private GivenFacts(RunFact run) { this.run = run; }
+    private GivenFacts(GivenRun run) { this.run = run; }
 
     /**
      * The configuration of a run file from examples/, or from src/test/resources/ for a name starting "runs/", as
      * the catalogue describes it (its measurements left out: the link bandwidths are the catalogue's).
      */
-    static RunFact run(String file) {
-        Path p = file.startsWith("runs/") ? Path.of("src/test/resources", file) : Path.of("examples", file);
-        RunSpec s = new SpecReader().read(p);
-        RunMetrics r = s.run();
-        return FactBuilder.runFact(Baseline.of(s.cluster(), new RunMetrics(r.name(), r.model(), r.parallel(), r.training(),
-                Measurements.NONE)));
-    }
+    static GivenRun run(String file) { return GivenRun.of(file); }
+
+    /** The run with fields changed by name (GivenRun#with). */
+    static GivenRun with(GivenRun run, Object... nameValuePairs) { return run.with(nameValuePairs); }
 
     /** A copy of a record with fields changed: name, value, name, value, ... */
     @SuppressWarnings("unchecked")
@@ -135,20 +131,16 @@ final class GivenFacts {
     }
 
     /** A run whose file gave the intra-node link's bus bandwidth, measured at {@code gbps}. */
-    static RunFact measuredIntra(RunFact run, double gbps) {
-        return with(run, "intraBusbwGbps", gbps, "intraBusbwSource", BandwidthSource.MEASURED);
-    }
+    static GivenRun measuredIntra(GivenRun run, double gbps) { return run.measured(LinkScope.INTRA_NODE, gbps); }
 
     /** A run whose file gave the network's bandwidth per node, measured at {@code gbps}. */
-    static RunFact measuredInter(RunFact run, double gbps) {
-        return with(run, "interNodeGbps", gbps, "interSource", BandwidthSource.MEASURED);
-    }
+    static GivenRun measuredInter(GivenRun run, double gbps) { return run.measured(LinkScope.INTER_NODE, gbps); }
 
     static GivenFacts of(String file) { return new GivenFacts(run(file)); }
 
-    static GivenFacts of(RunFact run) { return new GivenFacts(run); }
+    static GivenFacts of(GivenRun run) { return new GivenFacts(run); }
 
-    RunFact run() { return run; }
+    GivenRun run() { return run; }
 
     private dev.trainadvisor.facts.FrameworkFact framework;
 
@@ -159,20 +151,15 @@ final class GivenFacts {
     }
 
     /** The default framework's fact at the run's layout. */
-    static dev.trainadvisor.facts.FrameworkFact generic(RunFact run) {
+    static dev.trainadvisor.facts.FrameworkFact generic(GivenRun run) {
         return framework(run, dev.trainadvisor.spec.Frameworks.builtIn().generic().key(), null);
     }
 
     /** A shipped framework's fact at the run's layout, optionally reducing after every micro-batch. */
-    static dev.trainadvisor.facts.FrameworkFact framework(RunFact run, String key, Boolean everyMicroBatch) {
+    static dev.trainadvisor.facts.FrameworkFact framework(GivenRun run, String key, Boolean everyMicroBatch) {
         var f = dev.trainadvisor.spec.Frameworks.builtIn().find(key, null, "test", "training.framework");
-        var t = new dev.trainadvisor.spec.Training(run.seqLen(), run.microBatchSize(), run.microBatches(), run.recompute(),
-                run.precision(), run.gradReducePrecision(), run.flashAttention(), 1.0, run.attentionKernel(),
-                run.elementwiseKernels(), false, dev.trainadvisor.spec.Fp8Recipe.DELAYED,
-                new dev.trainadvisor.spec.Implementation(f, dev.trainadvisor.spec.Implementation.GIVEN));
-        var p = new dev.trainadvisor.spec.Parallel(run.tp(), run.pp(), run.dp(), run.cp(), run.ep(), run.sequenceParallel(),
-                run.zeroStage(), run.zeroGroupSize(), run.virtualStages(), run.overlapGradReduce(), run.overlapParamGather(),
-                false, run.tp(), 25, everyMicroBatch);
+        var t = with(run.training(), "implementation", new dev.trainadvisor.spec.Implementation(f, dev.trainadvisor.spec.Implementation.GIVEN));
+        var p = with(run.parallel(), "gradReduceEveryMicroBatch", everyMicroBatch);
         return dev.trainadvisor.facts.FrameworkFact.of(t, p);
     }
 
@@ -247,13 +234,13 @@ final class GivenFacts {
 
     /** A collective inside the node, on the run's link, behind the last backward. */
     GivenFacts intra(CollectiveOp op, int groupSize, double bytes, double busbwGbps, double exposedS) {
-        return collective(op, groupSize, bytes, 0, 0, run.intraLink(), LinkScope.INTRA_NODE, false, busbwGbps, exposedS,
+        return collective(op, groupSize, bytes, 0, 0, run.linkKey(LinkScope.INTRA_NODE), LinkScope.INTRA_NODE, false, busbwGbps, exposedS,
                 OverlapWindow.LAST_BACKWARD);
     }
 
     /** A collective across nodes, bound by the run's network. */
     GivenFacts inter(CollectiveOp op, int groupSize, double bytes, double busbwGbps, double exposedS) {
-        return collective(op, groupSize, bytes, 0, 0, run.interLink(), LinkScope.INTER_NODE, true, busbwGbps, exposedS,
+        return collective(op, groupSize, bytes, 0, 0, run.linkKey(LinkScope.INTER_NODE), LinkScope.INTER_NODE, true, busbwGbps, exposedS,
                 OverlapWindow.LAST_BACKWARD);
     }
 
@@ -290,9 +277,11 @@ final class GivenFacts {
                         double conventionFlopsPerToken, double houseFlopsPerToken) {
         double house = tokensPerGpuPerS * houseFlopsPerToken / 1e12;
         others.add(new ObservationFact(tokensPerGpuPerS, Metric.TOKENS_PER_GPU_PER_S, stepS, Double.NaN, tflopsPrinted,
-                convention, conventionFlopsPerToken, houseFlopsPerToken, house, house / run.peakTflops(), run.peakTflops()));
+                convention, conventionFlopsPerToken, houseFlopsPerToken, house, house / peak(), peak()));
         return this;
     }
+
+    private double peak() { return run.cluster().gpu().peakTflops(Precision.BF16); }
 
     /** Observed against predicted step times (the same tokens per step, so throughput goes inversely). */
     GivenFacts gap(double observedStepS, double predictedStepS, double fittedStepS) {
@@ -361,7 +350,7 @@ final class GivenFacts {
     List<Object> facts() {
         List<Object> out = new ArrayList<>();
         out.add(materiality);
-        out.add(run);
+        out.addAll(run.facts());
         out.add(framework != null ? framework : generic(run));
         if (!phases.isEmpty()) {
             out.add(stepFact());

@@ -6,7 +6,6 @@ import dev.trainadvisor.spec.RunField;
 import dev.trainadvisor.facts.CapacityFact;
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.perf.CollectiveOp;
 import dev.trainadvisor.perf.LinkScope;
@@ -27,10 +26,10 @@ import static org.junit.jupiter.api.Assertions.*;
 class LayoutRemedyRulesTest {
 
     /** InternLM-7B on 8 PCIe A100 laid out as tp 8, micro-batch 2 x 4 (the "TP 8 over PCIe"). */
-    static RunFact tp8() { return with(run(PCIE), "tp", 8, "dp", 1, "zeroStage", 0, "zeroGroupSize", 1); }
+    static GivenRun tp8() { return with(run(PCIE), "tp", 8, "dp", 1, "zeroStage", 0, "zeroGroupSize", 1); }
 
     /** The TP all-reduce exposed for {@code exposedS} of a step of 2 + 4 s of compute plus it, on the PCIe link. */
-    static GivenFacts tpExposed(RunFact run, double exposedS) {
+    static GivenFacts tpExposed(GivenRun run, double exposedS) {
         GivenFacts g = given(run, "intra-node-bandwidth").compute(2, 4, 0);
         return g.intra(CollectiveOp.TP_ALL_REDUCE, 8, 100e9, 10, exposedS);
     }
@@ -80,7 +79,7 @@ class LayoutRemedyRulesTest {
     @Test
     void longSequencesThatDoNotFitAreSplitOverTwoGpus() {
         // seq 8192 on dp 8, micro-batch 2 x 4: cp 2, dp 4, 8 micro-batches (2 x 4 x 8 = 2 x 8 x 4 sequences)
-        RunFact longSeq = with(run(PCIE), "seqLen", 8192);
+        GivenRun longSeq = with(run(PCIE), "seqLen", 8192);
         RemedyProposal p = proposal(given(longSeq, "memory-overflow").fire(), "context-parallel");
         assertProposal(p, true, List.of("memory-overflow"), "parallel.cp", 2, "parallel.dp", 4, "parallel.zero_group_size", null,
                 "training.micro_batches", 8);
@@ -91,15 +90,15 @@ class LayoutRemedyRulesTest {
 
     @Test
     void expertAllToAllsAcrossNodesAreBroughtInsideTheNvlinkDomain() {
-        RunFact moe = with(run(GPT3_TP16), "ep", 16);
+        GivenRun moe = with(run(GPT3_TP16), "ep", 16);
         GivenFacts g = given(moe, "inter-node-bandwidth").compute(2, 4, 0)
-                .collective(CollectiveOp.EP_ALL_TO_ALL, 16, 50e9, 0, 0, moe.interLink(), LinkScope.INTER_NODE, true, 25, 1.5,
+                .collective(CollectiveOp.EP_ALL_TO_ALL, 16, 50e9, 0, 0, moe.linkKey(LinkScope.INTER_NODE), LinkScope.INTER_NODE, true, 25, 1.5,
                         OverlapWindow.NONE);
         assertProposal(proposal(g.fire(), "experts-inside-node"), true, List.of("inter-node-bandwidth"), "parallel.ep", 8);
         // ep 8 on nodes of 8 already keeps them inside
-        RunFact inside = with(run(GPT3_TP16), "ep", 8);
+        GivenRun inside = with(run(GPT3_TP16), "ep", 8);
         assertFalse(proposed(given(inside, "inter-node-bandwidth").compute(2, 4, 0)
-                .collective(CollectiveOp.EP_ALL_TO_ALL, 8, 50e9, 0, 0, inside.intraLink(), LinkScope.INTRA_NODE, false, 200, 0.2,
+                .collective(CollectiveOp.EP_ALL_TO_ALL, 8, 50e9, 0, 0, inside.linkKey(LinkScope.INTRA_NODE), LinkScope.INTRA_NODE, false, 200, 0.2,
                         OverlapWindow.NONE).fire(), "experts-inside-node"));
     }
 
@@ -143,7 +142,7 @@ class LayoutRemedyRulesTest {
     @Test
     void bandwidthBoundShardingIsOfferedALowerStage() {
         // ZeRO-3 gathers weights every micro-batch: on a bandwidth-bound link, ZeRO-2 moves fewer bytes
-        RunFact zero3 = with(run(PCIE), "zeroStage", 3);
+        GivenRun zero3 = with(run(PCIE), "zeroStage", 3);
         assertProposal(proposal(given(zero3, "intra-node-bandwidth").fire(), "lower-zero-stage"), true,
                 List.of("intra-node-bandwidth"), "parallel.zero_stage", 2);
         // ZeRO-1 has no per-micro-batch collective to save
@@ -152,7 +151,7 @@ class LayoutRemedyRulesTest {
 
     @Test
     void unoverlappedCommunicationAtZeroZeroIsOfferedTheRoomOfZeroOne() {
-        RunFact zero0 = with(run(PCIE), "zeroStage", 0);
+        GivenRun zero0 = with(run(PCIE), "zeroStage", 0);
         assertProposal(proposal(given(zero0, "unoverlapped-communication").fire(), "zero-stage-1"), true,
                 List.of("unoverlapped-communication"), "parallel.zero_stage", 1);
         // a run already sharded, or one without data parallelism, is left alone

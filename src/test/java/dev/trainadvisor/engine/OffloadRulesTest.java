@@ -4,6 +4,7 @@ import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.OffloadFact;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.facts.PartialOffloadFact;
+import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.perf.Offloading;
 import dev.trainadvisor.perf.Phase;
 import dev.trainadvisor.spec.Hosts;
@@ -74,17 +75,22 @@ class OffloadRulesTest {
 
     @Test
     void theParametersAreOffloadedToFitOnlyWhereTheOptimizerAloneDoesNotMakeRoom() {
-        dev.trainadvisor.facts.RunFact zero3 = with(run(PCIE), "zeroStage", 3);
+        GivenRun zero3 = with(run(PCIE), "zeroStage", 3);
         Diagnosis overflow = new Diagnosis("memory-overflow", "given", Severity.HIGH, 0, "given", java.util.List.of(),
                 "given", java.util.List.of(), false);
-        RuleEngine.Result tight = GivenFacts.of(zero3).fact(overflow).fact(new dev.trainadvisor.facts.OffloadFitFact(false)).fire();
+        // the optimizer's offload priced: the run still does not fit, or it does
+        Saving stillOver = new Saving(Saving.Kind.OPTIMIZER_OFFLOAD, 0, java.util.List.of(), false);
+        Saving fits = new Saving(Saving.Kind.OPTIMIZER_OFFLOAD, 0, java.util.List.of(), true);
+        RuleEngine.Result tight = GivenFacts.of(zero3).memory(100, 80).fact(overflow).fact(stillOver).fire();
         assertTrue(proposed(tight, "offload-optimizer-to-fit"));
         assertTrue(proposed(tight, "offload-parameters-to-fit"));
-        RuleEngine.Result roomy = GivenFacts.of(zero3).fact(overflow).fact(new dev.trainadvisor.facts.OffloadFitFact(true)).fire();
+        RuleEngine.Result roomy = GivenFacts.of(zero3).memory(100, 80).fact(overflow).fact(fits).fire();
         assertTrue(proposed(roomy, "offload-optimizer-to-fit"));
         assertFalse(proposed(roomy, "offload-parameters-to-fit"));
-        // a run that already offloads is not told to
-        assertFalse(proposed(GivenFacts.of(zero3).fact(overflow).fact(offload(1, 0)).fire(), "offload-optimizer-to-fit"));
+        // a run that already offloads is not told to (the lever does not apply to it), nor one that fits
+        GivenRun offloading = with(zero3, "offload", dev.trainadvisor.facts.FactBuilder.OPTIMIZER_OFFLOAD);
+        assertFalse(proposed(GivenFacts.of(offloading).memory(100, 80).fact(overflow).fact(offload(1, 0)).fire(), "offload-optimizer-to-fit"));
+        assertFalse(proposed(GivenFacts.of(zero3).memory(60, 80).fact(overflow).fire(), "offload-optimizer-to-fit"));
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.trainadvisor.engine;
 
 import dev.trainadvisor.facts.Diagnosis;
 import dev.trainadvisor.facts.RemedyProposal;
-import dev.trainadvisor.facts.RunFact;
 import dev.trainadvisor.facts.Saving;
 import dev.trainadvisor.facts.Severity;
 import dev.trainadvisor.perf.CollectiveOp;
@@ -24,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class RemedyRulesTest {
 
     /** Diagnoses as given facts, high, 0.25 of the step. */
-    static GivenFacts given(RunFact run, String... ids) {
+    static GivenFacts given(GivenRun run, String... ids) {
         GivenFacts g = GivenFacts.of(run);
         for (String id : ids)
             g.fact(new Diagnosis(id, "given " + id, Severity.HIGH, 0.25, "given", List.of(), "given " + id, List.of(), false));
@@ -32,7 +31,7 @@ class RemedyRulesTest {
     }
 
     /** The reduce-scatter on the node's link leaves 2 of 2 + 4 + 2 = 8 s exposed: intra-node-bandwidth, high. */
-    static GivenFacts intraBound(RunFact run) {
+    static GivenFacts intraBound(GivenRun run) {
         return GivenFacts.of(run).compute(2, 4, 0).intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 10, 2.0);
     }
 
@@ -58,7 +57,7 @@ class RemedyRulesTest {
     @Test
     void nvlinkNodesKeepTheGpuWhereItIsItsOwnSibling() {
         // an SXM GPU on a PCIe board: only the link changes
-        RunFact sxmOnPcie = with(run(PCIE), "gpu", "A100-SXM4-80GB", "nvlinkGpu", "A100-SXM4-80GB");
+        GivenRun sxmOnPcie = with(run(PCIE), "gpu", "A100-SXM4-80GB", "nvlinkGpu", "A100-SXM4-80GB");
         RemedyProposal p = proposal(intraBound(sxmOnPcie).fire(), "nvlink-nodes");
         assertEquals("Train on nodes whose GPUs are joined by NVLink3", p.action());
         assertProposal(p, true, List.of("intra-node-bandwidth"), "cluster.intra_node.link", "NVLink3",
@@ -67,8 +66,8 @@ class RemedyRulesTest {
 
     @Test
     void nvlinkNodesNotForANodeThatHasNvlink() {
-        RunFact nvlink = run(NVLINK);
-        assertNull(nvlink.nvlinkLink());
+        GivenRun nvlink = run(NVLINK);
+        assertTrue(nvlink.cluster().intraNode().isNvlink());
         RuleEngine.Result r = intraBound(nvlink).fire();
         assertTrue(fired(r, "intra-node-bandwidth"), "the diagnosis holds on NVLink too");
         assertFalse(proposed(r, "nvlink-nodes"));
@@ -99,7 +98,7 @@ class RemedyRulesTest {
     @Test
     void moreMicroBatchesIsOneProposalForEveryDiagnosisItAnswers() {
         // the link's collectives (intra-node-bandwidth), the optimizer (1.5 of 9.5 s) and the bubble (on GPT-3's 8 stages)
-        RunFact gpt3 = run(GPT3_TP16);
+        GivenRun gpt3 = run(GPT3_TP16);
         RuleEngine.Result r = GivenFacts.of(gpt3).compute(2, 4, 1.5).phase(dev.trainadvisor.perf.Phase.PIPELINE_BUBBLE, 1.0)
                 .intra(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, 8, 32e9, 10, 1.0).fire();
         assertTrue(fired(r, "intra-node-bandwidth") && fired(r, "optimizer-step-bound") && fired(r, "pipeline-bubble"), ids(r).toString());
@@ -134,7 +133,7 @@ class RemedyRulesTest {
 
     @Test
     void bf16GradReduceForFp32GradientsOfABf16Run() {
-        RunFact fp32 = with(run(PCIE), "gradReducePrecision", Precision.FP32);
+        GivenRun fp32 = with(run(PCIE), "gradReducePrecision", Precision.FP32);
         RuleEngine.Result r = given(fp32, "intra-node-bandwidth").fire();
         assertProposal(proposal(r, "bf16-grad-reduce"), true, List.of("intra-node-bandwidth"), "training.grad_reduce_precision", "bf16");
         assertEquals("Reduce gradients in bf16 instead of fp32", proposal(r, "bf16-grad-reduce").action());
@@ -152,7 +151,7 @@ class RemedyRulesTest {
     @Test
     void frameworkSwitchesAreNamedWhereTheFrameworkHasThem() {
         // Megatron-Core overlaps neither by default; its flags are --overlap-grad-reduce and --overlap-param-gather
-        RunFact off = with(run(PCIE), "overlapGradReduce", false, "overlapParamGather", false);
+        GivenRun off = with(run(PCIE), "overlapGradReduce", false, "overlapParamGather", false);
         RuleEngine.Result r = given(off, "intra-node-bandwidth").framework(GivenFacts.framework(off, "megatron-core", null)).fire();
         assertEquals("Overlap the gradient reduction with the backward pass (--overlap-grad-reduce)",
                 proposal(r, "overlap-grad-reduce").action());
@@ -176,7 +175,7 @@ class RemedyRulesTest {
     @Test
     void gradientsReducedAfterEveryMicroBatchAreReducedOnceAStep() {
         // plain DDP without no_sync reduces after each of the 4 micro-batches
-        RunFact ddp = with(run(PCIE), "zeroStage", 0, "zeroGroupSize", 8);
+        GivenRun ddp = with(run(PCIE), "zeroStage", 0, "zeroGroupSize", 8);
         RuleEngine.Result r = given(ddp, "intra-node-bandwidth").framework(GivenFacts.framework(ddp, "pytorch", null)).fire();
         RemedyProposal p = proposal(r, "grad-reduce-once-a-step");
         assertEquals("Reduce the gradients once a step, in the last micro-batch's backward (DistributedDataParallel.no_sync())",
@@ -185,10 +184,10 @@ class RemedyRulesTest {
         // silent when the loop already calls no_sync, with one micro-batch, or where the gradients are sharded
         assertFalse(proposed(given(ddp, "intra-node-bandwidth").framework(GivenFacts.framework(ddp, "pytorch", false)).fire(),
                 "grad-reduce-once-a-step"));
-        RunFact one = with(ddp, "microBatches", 1);
+        GivenRun one = with(ddp, "microBatches", 1);
         assertFalse(proposed(given(one, "intra-node-bandwidth").framework(GivenFacts.framework(one, "pytorch", null)).fire(),
                 "grad-reduce-once-a-step"));
-        RunFact fsdp = with(ddp, "zeroStage", 3);
+        GivenRun fsdp = with(ddp, "zeroStage", 3);
         assertFalse(proposed(given(fsdp, "intra-node-bandwidth").framework(GivenFacts.framework(fsdp, "pytorch", null)).fire(),
                 "grad-reduce-once-a-step"));
     }
@@ -196,7 +195,7 @@ class RemedyRulesTest {
     @Test
     void fsdpKeepsTheGatheredWeightsWhereItsZeroTwoDoes() {
         // PyTorch's ZeRO 2 is FSDP SHARD_GRAD_OP / reshard_after_forward=False: no backward all-gather
-        RunFact fsdp = with(run(PCIE), "zeroStage", 3);
+        GivenRun fsdp = with(run(PCIE), "zeroStage", 3);
         RemedyProposal p = proposal(given(fsdp, "intra-node-bandwidth").framework(GivenFacts.framework(fsdp, "pytorch", null))
                 .fire(), "keep-gathered-weights");
         assertEquals("Keep each layer's gathered weights from its forward to its backward (reshard_after_forward)", p.action());
@@ -270,12 +269,18 @@ class RemedyRulesTest {
         assertFalse(proposed(given(with(run(PCIE), "microBatches", 1), "optimizer-step-bound").fire(), "double-micro-batch"));
     }
 
-    /** fused-optimizer answers unfused-optimizer only: the change is optimizer_kernel fused, the same math. */
+    /**
+     * fused-optimizer answers unfused-optimizer only, for a run whose optimizer runs PyTorch's foreach kernels (the
+     * lever's applicability, rules/levers.drl): the change is optimizer_kernel fused, the same math.
+     */
     @Test
     void fusedOptimizerAnswersUnfusedOptimizerOnly() {
-        assertProposal(proposal(given(run(PCIE), "unfused-optimizer").fire(), "fused-optimizer"), true,
+        GivenRun foreach = with(run(PCIE), "optimizerKernel", dev.trainadvisor.spec.OptimizerKernel.FOREACH);
+        assertProposal(proposal(given(foreach, "unfused-optimizer").fire(), "fused-optimizer"), true,
                 List.of("unfused-optimizer"), "training.optimizer_kernel", "fused");
-        assertFalse(proposed(given(run(PCIE), "optimizer-step-bound").fire(), "fused-optimizer"));
+        assertFalse(proposed(given(foreach, "optimizer-step-bound").fire(), "fused-optimizer"));
+        // a run whose optimizer is fused already has no such lever to pull, whatever a diagnosis says
+        assertFalse(proposed(given(run(PCIE), "unfused-optimizer").fire(), "fused-optimizer"));
     }
 
     @Test
@@ -320,7 +325,7 @@ class RemedyRulesTest {
     @Test
     void memoryOverflowRemediesStopWhereTheRunAlreadyIs() {
         // ZeRO-3 with full recomputation and tp 8: nothing left of these to turn up
-        RunFact maxed = with(run(LLAMA_ZERO0), "zeroStage", 3, "recompute", Recompute.FULL, "tp", 8, "dp", 1);
+        GivenRun maxed = with(run(LLAMA_ZERO0), "zeroStage", 3, "recompute", Recompute.FULL, "tp", 8, "dp", 1);
         RuleEngine.Result r = given(maxed, "memory-overflow").fire();
         for (String id : List.of("zero-stage-1", "zero-stage-2", "zero-stage-3", "full-recompute", "more-tensor-parallel"))
             assertFalse(proposed(r, id), id);
@@ -341,14 +346,16 @@ class RemedyRulesTest {
                 "training.attention_kernel", null);
         RuleEngine.Result fa1 = given(with(run(PCIE), "attentionKernel", AttentionKernel.FA1), "slow-attention-kernel").fire();
         assertProposal(proposal(fa1, "flash-attention-2"), true, List.of("slow-attention-kernel"), "training.attention_kernel", "fa2");
-        RunFact v100 = with(run(PCIE), "gpu", "V100-SXM2-32GB", "smVersion", 70, "flashAttention", false);
+        GivenRun v100 = with(run(PCIE), "gpu", "V100-SXM2-32GB", "flashAttention", false);
+        assertEquals(70, v100.cluster().gpu().smVersion(), "the catalogue's V100 is Volta, compute capability 7.0");
         assertFalse(proposed(given(v100, "slow-attention-kernel").fire(), "flash-attention-2"));
     }
 
     @Test
     void flashAttention3OnHopperOnly() {
         assertFalse(proposed(given(with(run(PCIE), "flashAttention", false), "slow-attention-kernel").fire(), "flash-attention-3"));
-        RunFact h100 = with(run(NVLINK), "gpu", "H100-SXM5-80GB", "smVersion", 90, "flashAttention", false);
+        GivenRun h100 = with(run(NVLINK), "gpu", "H100-SXM5-80GB", "flashAttention", false);
+        assertEquals(90, h100.cluster().gpu().smVersion(), "the catalogue's H100 is Hopper, compute capability 9.0");
         RuleEngine.Result r = given(h100, "slow-attention-kernel").fire();
         assertProposal(proposal(r, "flash-attention-3"), true, List.of("slow-attention-kernel"),
                 "training.flash_attention", true, "training.attention_kernel", "fa3");
@@ -357,9 +364,12 @@ class RemedyRulesTest {
 
     @Test
     void fusedElementwiseForEagerKernels() {
-        RemedyProposal p = proposal(given(run(PCIE), "eager-elementwise").fire(), "fused-elementwise");
+        GivenRun eager = with(run(PCIE), "elementwiseKernels", dev.trainadvisor.spec.ElementwiseKernels.EAGER);
+        RemedyProposal p = proposal(given(eager, "eager-elementwise").fire(), "fused-elementwise");
         assertProposal(p, true, List.of("eager-elementwise"), "training.elementwise_kernels", "compiled");
-        assertFalse(proposed(given(run(PCIE), "slow-attention-kernel").fire(), "fused-elementwise"));
+        assertFalse(proposed(given(eager, "slow-attention-kernel").fire(), "fused-elementwise"));
+        // fused kernels already: nothing to fuse
+        assertFalse(proposed(given(run(PCIE), "eager-elementwise").fire(), "fused-elementwise"));
     }
 
     @Test

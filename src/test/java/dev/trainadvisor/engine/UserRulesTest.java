@@ -143,12 +143,12 @@ class UserRulesTest {
     void aUserRuleWithoutAnIdIsBadInputNamingTheFileTheLineAndTheRule(@TempDir Path dir) throws IOException {
         Files.writeString(dir.resolve("noid.drl"), """
                 package team.rules;
-                import dev.trainadvisor.facts.RunFact;
+                import dev.trainadvisor.spec.Parallel;
 
                 rule "a rule without id"
                     @title("No id") @description("It concludes something, but under no id a report could name.")
                 when
-                    RunFact()
+                    Parallel()
                 then
                 end
                 """);
@@ -169,20 +169,48 @@ class UserRulesTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("noid.drl"), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** The message of the refusal of a rules folder holding one file, {@code name}, of one rule. */
+    static String refused(Path dir, String name, String ruleName, String description, String when, String then) throws IOException {
+        Files.writeString(dir.resolve(name), """
+                package team.rules;
+                import dev.trainadvisor.facts.*;
+
+                rule "%s"
+                    @id("%s") @title("Team rule") @description("%s")
+                when
+                    %s
+                then
+                    %s
+                end
+                """.formatted(ruleName, ruleName, description, when, then));
+        return assertThrows(SpecException.class, () -> RuleEngine.withFolder(dir)).getMessage();
+    }
+
     @Test
     void aRuleFileThatDoesNotCompileIsBadInputNamingTheFileAndTheLine(@TempDir Path dir) throws IOException {
-        Files.writeString(dir.resolve("broken.drl"), """
-                package team.rules;
-                import dev.trainadvisor.facts.RunFact;
+        String e = refused(dir, "broken.drl", "broken", "A rule whose condition names a fact type that does not exist.",
+                "NoSuchFact( gpus > 1 )", "");
+        assertTrue(e.contains(dir.resolve("broken.drl") + ":7:"), e);
+    }
 
-                rule "broken"
-                    @id("broken") @title("Broken") @description("A rule whose condition names a fact type that does not exist.")
-                when
-                    NoSuchFact( gpus > 1 )
-                then
-                end
-                """);
-        SpecException e = assertThrows(SpecException.class, () -> RuleEngine.withFolder(dir));
-        assertTrue(e.getMessage().contains(dir.resolve("broken.drl") + ":7:"), e.getMessage());
+    /** A rule that compares a diagnosis id no rule declares could never match: refused, with the nearest known id. */
+    @Test
+    void aRuleNamingAnIdNoRuleDeclaresIsRefusedWithTheNearest(@TempDir Path dir) throws IOException {
+        String e = refused(dir, "typo.drl", "no-headroom", "Retracts the memory headroom finding, under a mistyped id.",
+                "$d : Diagnosis( id == \"memory-headrom\" )", "delete($d);");
+        assertTrue(e.contains(dir.resolve("typo.drl").toString()), e);
+        assertTrue(e.contains("line 7 compares with 'memory-headrom', which no rule declares"), e);
+        assertTrue(e.contains("nearest: memory-headroom"), e);
+        // the team's own ids, declared in its own files, are known; so is every shipped one
+        Files.writeString(dir.resolve("typo.drl"), Files.readString(dir.resolve("typo.drl")).replace("memory-headrom", "no-headroom"));
+        assertTrue(RuleEngine.withFolder(dir).rules().stream().anyMatch(r -> r.id().equals("no-headroom")));
+    }
+
+    /** A rule file written against the 44-field copy of the run says what replaced it. */
+    @Test
+    void aRuleFileMatchingRunFactIsToldWhatReplacedIt(@TempDir Path dir) throws IOException {
+        String e = refused(dir, "old.drl", "old", "A rule written against the run's old copy, RunFact.", "RunFact( tp > 1 )", "");
+        assertTrue(e.contains("RunFact is gone: match the run's own records"), e);
+        assertTrue(e.contains("Parallel( tp > 1, !sequenceParallel )"), e);
     }
 }
