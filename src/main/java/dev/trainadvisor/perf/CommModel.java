@@ -20,7 +20,7 @@ public final class CommModel {
 
     /** Windows of compute a collective can hide behind, in seconds. */
     record Windows(double forward, double backward, double lastBackward, double firstForward, double attention,
-                   double gemms) {
+                   double gemms, double otherMicroBatch) {
         double of(OverlapWindow w) {
             return switch (w) {
                 case FORWARD -> forward;
@@ -29,6 +29,7 @@ public final class CommModel {
                 case FIRST_FORWARD -> firstForward;
                 case ATTENTION -> attention;
                 case GEMMS -> gemms;
+                case OTHER_MICRO_BATCH -> otherMicroBatch;
                 case NONE -> 0;
             };
         }
@@ -52,7 +53,7 @@ public final class CommModel {
         int mb = context.training().microBatches();
         Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
                 compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
-                mb * compute.gemmSeconds());
+                mb * compute.gemmSeconds(), (mb - 1) * (compute.forwardSeconds() + compute.backwardSeconds()));
         return overlap(out, w, eff.overlapFraction());
     }
 
@@ -73,6 +74,8 @@ public final class CommModel {
                 double total = demand.get(p.window());
                 double hidden = s * Math.min(total, overlapFraction * w.of(p.window())) / total;
                 exposed = s - hidden / (1 + p.link().interference());
+                // wholly hidden: not a rounding error's worth of seconds left exposed
+                if (exposed < 1e-12 * s) exposed = 0;
             }
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s, exposed,
                     p.window(), p.forwardShare(), p.afterBackward(), p.cost()));

@@ -1,6 +1,7 @@
 package dev.trainadvisor.perf;
 
 import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.MoeDispatcher;
 import dev.trainadvisor.spec.Parallel;
 
 import java.util.ArrayList;
@@ -34,9 +35,19 @@ final class ExpertParallel implements ParallelDimension {
         // each way: dispatch and combine in the forward, their gradients in the backward
         long passes = (long) Math.ceil(moeLayersPerStage * s.training().microBatches() * 2);
         List<CollectivePlan> out = new ArrayList<>();
-        if (p.ep() > 1)
-            out.add(new CollectivePlan(CollectiveOp.EP_ALL_TO_ALL, p.ep(), routed, 2 * passes, 2 * passes,
-                    s.topology().place(p.ep(), p.etp()), OverlapWindow.NONE, 0.5, false));
+        if (p.ep() > 1) {
+            // across NVLink domains, the network carries a token once per domain (DeepEP, HybridEP) or once per expert
+            MoeDispatcher d = p.moeDispatcher();
+            boolean once = d.oncePerDomain();
+            double share = once ? Topology.oncePerDomainShare(s.topology().domainsSpanned(p.ep(), p.etp()), m.moe().topK()) : 1;
+            LinkChoice link = s.topology().placeAllToAll(p.ep(), p.etp(), share, once);
+            // kernels that hold SMs of their own leave the compute beside them the rest: it runs at (S - k) / S of its
+            // pace, i = k / (S - k)
+            int sms = s.cluster().gpu().sms();
+            if (d.sms() > 0 && sms > d.sms()) link = link.withInterference((double) d.sms() / (sms - d.sms()));
+            out.add(new CollectivePlan(CollectiveOp.EP_ALL_TO_ALL, p.ep(), routed, 2 * passes, 2 * passes, link,
+                    p.moeA2aOverlap() ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE, 0.5, false));
+        }
         if (p.etp() > 1) {
             LinkChoice link = s.topology().place(p.etp(), 1);
             double gathered = routed * p.etp();

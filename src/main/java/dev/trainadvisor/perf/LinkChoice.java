@@ -35,4 +35,10 @@ public record LinkChoice(String linkKey, LinkScope scope, double busbwGbps, doub
     }
 
     public boolean intraBound() { return scope == LinkScope.INTRA_NODE; }
+
+    /** The same placement with the compute beside its collectives slowed by {@code i} instead. */
+    public LinkChoice withInterference(double i) {
+        return new LinkChoice(linkKey, scope, busbwGbps, alphaUs, crossesNodes, nodesSpanned, membersPerNode, i, nvlsGain,
+                sharp, oneWayGain);
+    }
 }

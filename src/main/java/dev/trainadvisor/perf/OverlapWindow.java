@@ -16,6 +16,12 @@ public enum OverlapWindow {
     ATTENTION,
     /** The GEMMs around a tensor-parallel collective (Megatron's --tp-comm-overlap). */
     GEMMS,
+    /**
+     * Another micro-batch's forward and backward: Megatron-Core's --overlap-moe-expert-parallel-comm runs one
+     * micro-batch's forward beside another's backward, each one's expert all-to-alls behind the other's compute; every
+     * micro-batch but one has a partner (the first forward has none to run beside).
+     */
+    OTHER_MICRO_BATCH,
     NONE;
 
     private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -53,6 +53,57 @@ public final class Topology {
     }
 
     /**
+     * The link an all-to-all over a group of {@code size} ranks, {@code stride} apart, is bound by, at the bus bandwidth
+     * that gives its time through nccl-tests' factor, (n - 1) / n of a rank's buffer. Inside one NVLink domain it is
+     * {@link #place}'s. A group that spans domains does not run as a ring: each rank sends (m - 1) / n of its buffer to
+     * the m - 1 peers of its domain over NVLink, and (n - m) / n to the others over the network, where every GPU of a node
+     * sends at once, so each has its node's network bandwidth over its GPUs (its own NIC on a node with one a GPU,
+     * "rail-optimised"). The call takes the longer of the two, and is bound by that link:
+     * busbw = (n - 1) / max((m - 1) / B_nvlink, (n - m) x share / B_gpu).
+     *
+     * @param networkShare what crosses the network over a plain all-to-all's (n - m) / n of the buffer: 1, or less for a
+     *                     dispatcher that sends a token once per domain that holds its experts
+     *                     ({@link #oncePerDomainShare})
+     * @param forwarded    whether the domain forwards what arrives over the network to the experts' GPUs over NVLink
+     *                     (DeepEP, HybridEP): (n - m) / n x (m - 1) / m more of the buffer on NVLink
+     */
+    public LinkChoice placeAllToAll(int size, int stride, double networkShare, boolean forwarded) {
+        int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
+        if (size <= 1 || blocks(size, stride, domain) == 1) return place(size, stride);
+        int m = mostInABlock(size, stride, domain);
+        double n = size;
+        Network net = cluster.interNode();
+        double perGpuGbps = net.nodeGbps() / perNode;
+        double intraShare = (m - 1) / n + (forwarded && m > 1 ? (n - m) / n * (m - 1) / m : 0);
+        double intraTime = intraShare > 0 ? intraShare / cluster.intraNode().busbwGbps() : 0;
+        double netTime = (n - m) / n * networkShare / perGpuGbps;
+        double busbw = (n - 1) / n / Math.max(intraTime, netTime);
+        double alpha = Math.max(net.alphaUs(), m > 1 ? cluster.intraNode().alphaUs() : 0);
+        double interference = m > 1 ? cluster.intraNode().interference() : 0;
+        int domains = blocks(size, stride, domain);
+        if (intraTime > netTime)
+            return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, busbw, alpha, true, domains, m,
+                    interference, 1.0, false, 1.0);
+        return new LinkChoice(net.key(), LinkScope.INTER_NODE, busbw, alpha, true, domains, m, interference, 1.0, false);
+    }
+
+    /**
+     * What crosses the network when a token goes once to each other NVLink domain that holds any of its {@code topK}
+     * experts (DeepEP, HybridEP), over a plain all-to-all's one copy per expert: the expected number of other domains a
+     * token's experts fall in, (N - 1)(1 - (1 - 1/N)^k) with the experts spread evenly over {@code domains} = N, over the
+     * expected copies that leave its domain, k (N - 1) / N. Uniform routing, drawn with replacement: DeepSeek-V3's
+     * node-limited routing (at most 4 nodes a token, section 3.2.2) would cut it further.
+     */
+    public static double oncePerDomainShare(int domains, int topK) {
+        if (domains <= 1) return 1;
+        double n = domains;
+        return (n - 1) * (1 - Math.pow(1 - 1 / n, topK)) / (topK * (n - 1) / n);
+    }
+
+    /** How many NVLink domains a group of {@code size} ranks, {@code stride} apart, spans. */
+    public int domainsSpanned(int size, int stride) { return blocks(size, stride, cluster.nvlinkDomain()); }
+
+    /**
      * How many blocks of {@code width} consecutive ranks (nodes, NVLink domains) the ranks 0, stride, ...,
      * (size - 1) * stride fall in. In closed form, not a loop over a group of up to 2^20 ranks: steps of at most a
      * block's width skip no block between the first and the last rank; longer ones land in a new block each.

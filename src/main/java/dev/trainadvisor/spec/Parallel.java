@@ -17,11 +17,27 @@ package dev.trainadvisor.spec;
  * @param gradReduceEveryMicroBatch whether the gradients are reduced after every micro-batch (PyTorch DDP without
  *                      no_sync, DeepSpeed ZeRO-2) or once, in the last micro-batch's backward; null: as the framework
  *                      does at the run's ZeRO stage (its profile's every_micro_batch)
+ * @param moeDispatcher how the expert layers move tokens to their experts' ranks ({@code parallel.moe_dispatcher})
+ * @param moeA2aOverlap whether one micro-batch's expert all-to-alls run behind another's compute (Megatron-Core's
+ *                      --overlap-moe-expert-parallel-comm, which pairs a micro-batch's forward with another's backward;
+ *                      DeepSeek-V3's DualPipe), instead of exposed
  */
 public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage,
                        int zeroGroupSize, int virtualStages, boolean overlapGradReduce,
                        boolean overlapParamGather, boolean overlapTpComm, int etp, double bucketMb,
-                       Boolean gradReduceEveryMicroBatch) {
+                       Boolean gradReduceEveryMicroBatch, MoeDispatcher moeDispatcher, boolean moeA2aOverlap) {
+
+    public Parallel {
+        if (moeDispatcher == null) moeDispatcher = MoeDispatcher.ALLTOALL;
+    }
+
+    /** Tokens dispatched by NCCL all-to-alls, not overlapped with another micro-batch. */
+    public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,
+                    int virtualStages, boolean overlapGradReduce, boolean overlapParamGather, boolean overlapTpComm,
+                    int etp, double bucketMb, Boolean gradReduceEveryMicroBatch) {
+        this(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, zeroGroupSize, virtualStages, overlapGradReduce,
+                overlapParamGather, overlapTpComm, etp, bucketMb, gradReduceEveryMicroBatch, MoeDispatcher.ALLTOALL, false);
+    }
 
     /** Reducing the gradients as the framework does at its ZeRO stage. */
     public Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage, int zeroGroupSize,

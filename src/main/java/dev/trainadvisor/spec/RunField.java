@@ -100,6 +100,10 @@ public final class RunField<T> {
     public static final RunField<Boolean> GRAD_REDUCE_EVERY_MICRO_BATCH = of("parallel.grad_reduce_every_micro_batch",
             Section.PARALLEL, Boolean.class, d -> d.parallel.gradReduceEveryMicroBatch,
             (d, v) -> d.parallel.gradReduceEveryMicroBatch = v);
+    public static final RunField<MoeDispatcher> MOE_DISPATCHER = of("parallel.moe_dispatcher", Section.PARALLEL,
+            MoeDispatcher.class, d -> d.parallel.moeDispatcher, (d, v) -> d.parallel.moeDispatcher = v);
+    public static final RunField<Boolean> MOE_A2A_OVERLAP = of("parallel.moe_a2a_overlap", Section.PARALLEL, Boolean.class,
+            d -> d.parallel.moeA2aOverlap, (d, v) -> d.parallel.moeA2aOverlap = v);
 
     // ------------------------------------------------------------------ training
 

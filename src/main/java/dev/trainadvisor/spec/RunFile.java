@@ -54,7 +54,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
     public record ParallelPart(Integer tp, Integer pp, Integer dp, Integer cp, Integer ep, Boolean sequenceParallel,
                                Integer zeroStage, Integer zeroGroupSize, Integer virtualStages, Boolean overlapGradReduce,
                                Boolean overlapParamGather, Boolean overlapTpComm, Integer etp, Double bucketMb,
-                               Boolean gradReduceEveryMicroBatch) {}
+                               Boolean gradReduceEveryMicroBatch, MoeDispatcher moeDispatcher,
+                               Boolean moeA2aOverlap) {}
 
     public record TrainingPart(Integer seqLen, Integer microBatchSize, Integer microBatches, Recompute recompute,
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
@@ -107,7 +108,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 p.zeroStage(), p.zeroGroupSize(), p.virtualStages(), p.overlapGradReduce(), p.overlapParamGather(),
                 p.overlapTpComm(), p.etp() != p.tp() ? p.etp() : null,
                 p.bucketMb() != RunResolver.defaultBucketMb(run.training().framework(), run.training().gradReducePrecision(),
-                        p.dp()) ? p.bucketMb() : null, p.gradReduceEveryMicroBatch());
+                        p.dp()) ? p.bucketMb() : null, p.gradReduceEveryMicroBatch(),
+                p.moeDispatcher() != MoeDispatcher.ALLTOALL ? p.moeDispatcher() : null, p.moeA2aOverlap() ? Boolean.TRUE : null);
         Training t = run.training();
         boolean kernelDerived = t.flashAttention() ? t.attentionKernel() == AttentionKernel.FA2
                 : t.attentionKernel() != AttentionKernel.MATH;
@@ -137,8 +139,10 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
 
         static final class Par {
             Integer tp, pp, dp, cp, ep, zeroStage, zeroGroupSize, virtualStages, etp;
-            Boolean sequenceParallel, overlapGradReduce, overlapParamGather, overlapTpComm, gradReduceEveryMicroBatch;
+            Boolean sequenceParallel, overlapGradReduce, overlapParamGather, overlapTpComm, gradReduceEveryMicroBatch,
+                    moeA2aOverlap;
             Double bucketMb;
+            MoeDispatcher moeDispatcher;
         }
 
         static final class Train {
@@ -196,6 +200,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             parallel.etp = p.etp();
             parallel.bucketMb = p.bucketMb();
             parallel.gradReduceEveryMicroBatch = p.gradReduceEveryMicroBatch();
+            parallel.moeDispatcher = p.moeDispatcher();
+            parallel.moeA2aOverlap = p.moeA2aOverlap();
             TrainingPart t = f.training;
             training.seqLen = t.seqLen();
             training.microBatchSize = t.microBatchSize();
@@ -225,7 +231,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             return new RunFile(name, new ClusterPart(clusterName, gpu, nodes, gpusPerNode, intra, inter, nvlinkDomain, host), model,
                     new ParallelPart(p.tp, p.pp, p.dp, p.cp, p.ep, p.sequenceParallel, p.zeroStage, p.zeroGroupSize,
                             p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb,
-                            p.gradReduceEveryMicroBatch),
+                            p.gradReduceEveryMicroBatch, p.moeDispatcher, p.moeA2aOverlap),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
                             t.cudaGraphs, t.fp8Recipe, t.implementation, t.offload, t.optimizerKernel));

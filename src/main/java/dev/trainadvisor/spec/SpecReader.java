@@ -48,7 +48,7 @@ public final class SpecReader {
             "shared_experts", "shared_ffn_hidden", "capacity_factor", "load_imbalance");
     private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
             "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
-            "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch");
+            "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch", "moe_dispatcher", "moe_a2a_overlap");
     private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
             "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
             "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload",
@@ -455,7 +455,9 @@ public final class SpecReader {
                 count(p, "virtual_stages", Bounds.VIRTUAL_STAGES), flag(p, "overlap_grad_reduce"),
                 flag(p, "overlap_param_gather"), flag(p, "overlap_tp_comm"), count(p, "etp", Bounds.GPUS),
                 p.given("bucket_mb") ? p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB) : null,
-                flag(p, "grad_reduce_every_micro_batch"));
+                flag(p, "grad_reduce_every_micro_batch"),
+                p.given("moe_dispatcher") ? p.choice("moe_dispatcher", MoeDispatcher.ALLTOALL, MoeDispatcher.class) : null,
+                flag(p, "moe_a2a_overlap"));
     }
 
     private static Integer count(Fields f, String key, int max) { return f.given(key) ? f.positiveInt(key, 1, max) : null; }

@@ -135,6 +135,8 @@ public final class SpecWriter {
         putBool(o, "overlap_param_gather", p.overlapParamGather());
         putBool(o, "overlap_tp_comm", p.overlapTpComm());
         putBool(o, "grad_reduce_every_micro_batch", p.gradReduceEveryMicroBatch());
+        if (p.moeDispatcher() != null) o.put("moe_dispatcher", p.moeDispatcher().key());
+        putBool(o, "moe_a2a_overlap", p.moeA2aOverlap());
         return o;
     }
 

@@ -91,15 +91,38 @@ class LayoutRemedyRulesTest {
     @Test
     void expertAllToAllsAcrossNodesAreBroughtInsideTheNvlinkDomain() {
         GivenRun moe = with(run(GPT3_TP16), "ep", 16);
-        GivenFacts g = given(moe, "inter-node-bandwidth").compute(2, 4, 0)
-                .collective(CollectiveOp.EP_ALL_TO_ALL, 16, 50e9, 0, 0, moe.linkKey(LinkScope.INTER_NODE), LinkScope.INTER_NODE, true, 25, 1.5,
-                        OverlapWindow.NONE);
-        assertProposal(proposal(g.fire(), "experts-inside-node"), true, List.of("inter-node-bandwidth"), "parallel.ep", 8);
+        assertProposal(proposal(crossNodeAllToAll(moe).fire(), "experts-inside-node"), true, List.of("inter-node-bandwidth"), "parallel.ep", 8);
         // ep 8 on nodes of 8 already keeps them inside
         GivenRun inside = with(run(GPT3_TP16), "ep", 8);
         assertFalse(proposed(given(inside, "inter-node-bandwidth").compute(2, 4, 0)
                 .collective(CollectiveOp.EP_ALL_TO_ALL, 8, 50e9, 0, 0, inside.linkKey(LinkScope.INTRA_NODE), LinkScope.INTRA_NODE, false, 200, 0.2,
                         OverlapWindow.NONE).fire(), "experts-inside-node"));
+    }
+
+    /** An expert all-to-all of 16 ranks across two nodes, 1.5 s exposed on the network. */
+    static GivenFacts crossNodeAllToAll(GivenRun moe) {
+        return given(moe, "inter-node-bandwidth").compute(2, 4, 0)
+                .collective(CollectiveOp.EP_ALL_TO_ALL, 16, 50e9, 0, 0, moe.linkKey(LinkScope.INTER_NODE), LinkScope.INTER_NODE,
+                        true, 25, 1.5, OverlapWindow.NONE);
+    }
+
+    /**
+     * The all-to-alls' overlap with another micro-batch is offered where they are exposed and a second micro-batch
+     * exists to pair with; DeepEP where NCCL all-to-alls cross nodes on NVLink nodes; neither once the run has it.
+     */
+    @Test
+    void expertAllToAllsAcrossNodesAreOverlappedAndDispatchedOncePerNode() {
+        GivenRun moe = with(run(GPT3_TP16), "ep", 16, "microBatches", 8);
+        RuleEngine.Result r = crossNodeAllToAll(moe).fire();
+        assertProposal(proposal(r, "overlap-expert-all-to-all"), true, List.of("inter-node-bandwidth"), "parallel.moe_a2a_overlap", true);
+        assertProposal(proposal(r, "deepep-dispatcher"), true, List.of("inter-node-bandwidth"), "parallel.moe_dispatcher", "deepep");
+        // one micro-batch has none to pair with; a run that overlaps or dispatches with DeepEP already is left alone
+        assertFalse(proposed(crossNodeAllToAll(with(moe, "microBatches", 1)).fire(), "overlap-expert-all-to-all"));
+        assertFalse(proposed(crossNodeAllToAll(with(moe, "moeA2aOverlap", true)).fire(), "overlap-expert-all-to-all"));
+        assertFalse(proposed(crossNodeAllToAll(with(moe, "moeDispatcher", dev.trainadvisor.spec.MoeDispatcher.DEEPEP)).fire(),
+                "deepep-dispatcher"));
+        // DeepEP needs NVLink peers inside the node and an Ampere or later GPU
+        assertFalse(proposed(crossNodeAllToAll(with(moe, "gpu", "V100-SXM2-32GB")).fire(), "deepep-dispatcher"));
     }
 
     /** Llama-2-70B on 8 GPUs of 40 GB: 69e9 parameters x 16 bytes = 1104 GB of state against 320 GB. */

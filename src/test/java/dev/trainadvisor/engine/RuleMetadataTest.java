@@ -30,7 +30,7 @@ class RuleMetadataTest {
             "no-recompute", "lower-zero-stage", "zero-stage-1", "zero-stage-2", "zero-stage-3", "full-recompute",
             "smaller-micro-batch", "more-tensor-parallel", "flash-attention-2", "flash-attention-3", "fused-elementwise", "fused-optimizer", "cuda-graphs",
             "fewer-tensor-parallel", "tensor-to-pipeline", "fewer-pipeline-stages", "context-parallel", "experts-inside-node",
-            "scale-out-to-fit", "larger-gpu-to-fit", "async-checkpoint", "exclude-slow-node", "more-data-workers",
+            "scale-out-to-fit", "larger-gpu-to-fit", "overlap-expert-all-to-all", "deepep-dispatcher", "async-checkpoint", "exclude-slow-node", "more-data-workers",
             "restore-pace", "grad-reduce-once-a-step", "keep-gathered-weights", "drop-offload", "offload-optimizer-to-fit", "offload-parameters-to-fit",
             "fused-host-optimizer", "bind-host-cores", "partial-offload", "restore-precision", "bf16-mixed-precision");
 
