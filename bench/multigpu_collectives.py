@@ -21,9 +21,10 @@ Operations (fp32 unless --dtype; "size" S is nccl-tests' size: the whole buffer,
                    sendrecv_perf                                              busbw = algbw
   send_one_way     rank 0 sends S to rank 1, the others idle (a pipeline's activation send)   busbw = algbw
   The factors are nccl-tests' (doc/PERFORMANCE.md, shared/reference/log-formats.md section 6.2).
-Timing pass (NCCL quiet): for each op and size, 2 warm-up calls; one timed call whose time, the maximum over ranks
-(an all-reduce MAX, so that every rank issues the same number of calls), sets iters = clamp(target / t, 1, 200);
-then 3 repeats of iters back-to-back calls between CUDA events on the calling stream, each after a barrier; a rank's
+Timing pass (NCCL quiet): for each op and size, a warm-up call; one timed call (a second, after it, where the first
+took under 0.1 s) whose time, the maximum over ranks (an all-reduce MAX, so that every rank issues the same number of
+calls), sets iters = clamp(target / t, 1, 200); then 3 repeats of iters back-to-back calls between CUDA events on the
+calling stream, each after a barrier (broadcast from roots other than 0 only up to --roots-max-bytes); a rank's
 time per call is the median repeat / iters; time_us is the mean over ranks (nccl-tests' default -a 1), time_us_max
 the slowest rank. host_us is the host's time to issue one call (perf_counter around the loop, before the
 synchronize): the per-call overhead a small collective pays where the GPU would be faster than the host.
@@ -32,8 +33,8 @@ and size once, untimed (its INFO lines would slow a timed call); NCCL's lines "A
 proto LL channel{Lo..Hi}={0..1}" give each row's algorithm, protocol and channels, its "Channel .. via P2P/..|SHM/..|
 NET/Socket/.." lines the transport each launch really took, and its init table each algorithm's latency and
 bandwidth estimate. (NCCL prints no tuning line for send/recv and all-to-all, which are grouped point-to-point.)
-Frameworks, in the timing pass, on a model of the preset named by --fw-model (default gpt3-1.3b, plain PyTorch,
-bench/multigpu_common.py):
+Frameworks, in the timing pass, on each model preset --fw-model names (default gpt3-1.3b; llama-2-7b too with
+--fw-model gpt3-1.3b,llama-2-7b), built in plain PyTorch (bench/multigpu_common.py):
   zero_sync_params      ZeroRedundancyOptimizer(AdamW) over the fp32 model; opt._sync_params() (torch 2.11,
                         zero_redundancy_optimizer.py: one dist.broadcast per parameter from its owning rank, then a
                         wait on all) between CUDA events, with parameters_as_bucket_view False (the default) and True
@@ -50,8 +51,10 @@ parser reads: a run file can name one with cluster.intra_node.nccl_tests), summa
 (the time of the smallest sizes), a least-squares fit time = a + S / B over sizes up to 1 MiB and the bus bandwidth
 of the largest size), and OUTDIR.tar.gz of it all.
 Run (x8 machine): python3 bench/multigpu_collectives.py OUTDIR [--gpus 2,4,8] [--transports p2p,shm,socket]
-      [--min-bytes 4K] [--max-bytes 4G] [--ops all_reduce,...] [--no-tuning] [--no-frameworks] [--plan]
-      [--cpu] (gloo on the CPU: tests the script's multi-rank logic, no GPU numbers) [--target-ms 50]
+      [--min-bytes 4K] [--max-bytes 4G] [--ops all_reduce,...] [--part NAME] [--no-tuning] [--no-frameworks]
+      [--plan] [--archive FILE.tar.gz] [--cpu] (gloo on the CPU: tests the multi-rank logic, no GPU numbers)
+  Several commands may write into one OUTDIR (summary.json gathers them); a launch split by --ops needs a --part
+  name so that its files do not replace the other part's. --plan prints each launch's estimated seconds.
 The worker is the same file, started by torchrun with --worker.
 """
 import argparse, json, os, subprocess, sys, time, traceback
@@ -197,11 +200,13 @@ def worker(a):
 
     def timed(fn, target_s):
         """(seconds per call on this rank, host seconds to issue one call, iters): see the docstring."""
-        for _ in range(2):
-            fn()
+        fn()                                        # warm-up (the probe below is a second one)
         sync()
         dist.barrier()
         s0 = Clock(); fn(); s1 = Clock(); sync()
+        if allmax(s0.to(s1)) < 0.1:                 # short calls: one more warm-up, the probe again
+            dist.barrier()
+            s0 = Clock(); fn(); s1 = Clock(); sync()
         est = allmax(max(s0.to(s1), 1e-6))
         iters = int(max(1, min(a.max_iters, target_s // est if est > 0 else a.max_iters)))
         per, host = [], []
@@ -238,7 +243,7 @@ def worker(a):
         for s in szs:
             if s // esize < world or (s // esize) % world:
                 continue
-            roots = range(world) if op == "broadcast" else [0]
+            roots = range(world) if op == "broadcast" and s <= a.roots_max_bytes else [0]
             for root in roots:
                 fn = op_fn(op, s, root)
                 if fn is None:
@@ -269,17 +274,18 @@ def worker(a):
         torch.cuda.empty_cache()
 
     if a.pass_ == "timing" and a.frameworks:
-        frameworks(a, result, dev, cpu, rank, world, Clock, sync, allmax, gather_floats)
+        for m in a.fw_model.split(","):
+            frameworks(a, m, result, dev, cpu, rank, world, Clock, sync, gather_floats)
     dump()
     dist.barrier()
     dist.destroy_process_group()
 
 
-def frameworks(a, result, dev, cpu, rank, world, Clock, sync, allmax, gather_floats):
-    """ZeroRedundancyOptimizer._sync_params and FSDP2's per-unit all-gather (see the module docstring)."""
+def frameworks(a, fw_model, result, dev, cpu, rank, world, Clock, sync, gather_floats):
+    """ZeroRedundancyOptimizer._sync_params and FSDP2's per-unit all-gather on one model (see the module docstring)."""
     import torch
     import torch.distributed as dist
-    cfg = C.preset(a.fw_model)
+    cfg = C.preset(fw_model)
     reps = 5
 
     def time_call(fn, warm=2):
@@ -335,7 +341,7 @@ def frameworks(a, result, dev, cpu, rank, world, Clock, sync, allmax, gather_flo
             nbytes = [sum(p.numel() * p.element_size() for p in ps) for ps in per_rank]
             r = time_call(opt._sync_params)
             total = sum(nbytes)
-            r.update({"name": name, "model": a.fw_model, "parameters_as_bucket_view": bucket_view,
+            r.update({"name": name, "model": fw_model, "parameters_as_bucket_view": bucket_view,
                       "broadcasts_per_rank": calls, "bytes_per_rank": nbytes, "bytes": total,
                       "parameter_tensors": sum(len(ps) for ps in per_rank),
                       "busbw_gbps_as_all_gather": total / (r["time_us"] / 1e6) / 1e9 * (world - 1) / world,
@@ -392,7 +398,7 @@ def frameworks(a, result, dev, cpu, rank, world, Clock, sync, allmax, gather_flo
                 e0 = Clock(); g(); e1 = Clock(); sync()
                 per.append(e0.to(e1)); b.reshard()
             ts = gather_floats(C.med(per))
-            r.update({"name": name, "model": a.fw_model, "block": k, "bytes": nb,
+            r.update({"name": name, "model": fw_model, "block": k, "bytes": nb,
                       "unshard_time_us": sum(ts) / len(ts) * 1e6, "unshard_time_us_max": max(ts) * 1e6,
                       "busbw_gbps": nb / (sum(ts) / len(ts)) / 1e9 * (world - 1) / world,
                       "note": "time_us: unshard()+reshard() between events; unshard_time_us: unshard() alone "
@@ -411,16 +417,17 @@ def frameworks(a, result, dev, cpu, rank, world, Clock, sync, allmax, gather_flo
 
 
 # ------------------------------------------------------------------ driver ------------------------------------------
-def estimate_s(n, transport, ops, szs, frameworks, target_ms):
+def estimate_s(n, transport, ops, szs, frameworks, target_ms, roots_max):
     """Seconds one launch pair takes, for planning: 40 s of start-up and init for both passes, plus per op and size
-    about (3 + 3 + 1) x target or, where a call takes longer, 8 calls at a guessed bus bandwidth."""
+    about 7 x target or, where a call takes longer, 5 calls at a guessed bus bandwidth (p2p 250, shm 15, socket
+    2 GB/s), and 60 s for the frameworks."""
     bw = {"p2p": 250e9, "shm": 15e9, "socket": 2.0e9}[transport]
     total = 40.0
     for op in ops:
-        roots = n if op == "broadcast" else 1
         for s in szs:
+            roots = n if op == "broadcast" and s <= roots_max else 1
             call = 30e-6 + s * max(FACTOR[op](n), 1.0) / bw
-            total += roots * max(7 * target_ms / 1e3, 8 * call) + call * roots   # + the tuning pass' call
+            total += roots * max(7 * target_ms / 1e3, 5 * call) + call * roots   # + the tuning pass' call
     return total + (60 if frameworks else 0)
 
 
@@ -509,6 +516,10 @@ def fmt(x, w):
     return ("%.0e" % x).rjust(w)
 
 
+def tag_of(n, transport, part):
+    return f"n{n}-{transport}" + (f"-{part}" if part else "")
+
+
 def launch(a, n, transport, pass_, out_json, log_path, nccl_dir=None):
     extra = {}
     if pass_ == "tuning":
@@ -519,8 +530,9 @@ def launch(a, n, transport, pass_, out_json, log_path, nccl_dir=None):
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}",
            os.path.abspath(__file__), "--worker", "--pass", pass_, "--out", out_json, "--transport", transport,
            "--min-bytes", str(a.min_bytes), "--max-bytes", str(a.max_bytes), "--ops", a.ops, "--dtype", a.dtype,
-           "--target-ms", str(a.target_ms), "--max-iters", str(a.max_iters), "--fw-model", a.fw_model,
-           "--fw-seq", str(a.fw_seq)] + (["--cpu"] if a.cpu else []) + ([] if a.frameworks else ["--no-frameworks"])
+           "--target-ms", str(a.target_ms), "--roots-max-bytes", str(a.roots_max_bytes),
+           "--max-iters", str(a.max_iters), "--fw-model", a.fw_model, "--fw-seq", str(a.fw_seq)]
+    cmd += (["--cpu"] if a.cpu else []) + ([] if a.frameworks else ["--no-frameworks"])
     if a.cpu:
         env["OMP_NUM_THREADS"] = "1"
     t = time.time()
@@ -542,13 +554,19 @@ def main(a):
     ops = [o for o in a.ops.split(",") if o]
     szs = sizes(a.min_bytes, a.max_bytes)
     plan = [(n, t) for n in a.gpus for t in a.transports]
-    est = {f"n{n}-{t}": estimate_s(n, t, ops, szs, a.frameworks, a.target_ms) for n, t in plan}
+    est = {tag_of(n, t, a.part): estimate_s(n, t, ops, szs, a.frameworks, a.target_ms, a.roots_max_bytes)
+           for n, t in plan}
     print("plan (estimated seconds per launch pair):", json.dumps(est), "total", round(sum(est.values())), flush=True)
     if a.plan:
         return
-    summary = {"method": __doc__, "launches": {}, "estimates_s": est}
+    spath = os.path.join(out, "summary.json")
+    summary = {"method": __doc__, "launches": {}, "estimates_s": {}}
+    if os.path.exists(spath):                       # a later part of the same measurement adds to it
+        with open(spath) as f:
+            summary = json.load(f)
+    summary["estimates_s"].update(est)
     for n, t in plan:
-        tag = f"n{n}-{t}"
+        tag = tag_of(n, t, a.part)
         res_path = os.path.join(out, f"collectives-{tag}.json")
         rec = {}
         tuning_calls, via, version, table = [], {}, None, []
@@ -593,11 +611,11 @@ def main(a):
         rec.update({"ops": summarize(res), "frameworks": res.get("frameworks", []), "errors": len(res["errors"]),
                     "transport_seen": sorted(via), "nccl": version})
         summary["launches"][tag] = rec
-        with open(os.path.join(out, "summary.json"), "w") as f:
+        with open(spath, "w") as f:
             json.dump(summary, f, indent=1)
         print(tag, json.dumps({k: rec[k] for k in ("timing_rc", "timing_wall_s", "errors", "transport_seen")}),
               flush=True)
-    with open(os.path.join(out, "summary.json"), "w") as f:
+    with open(spath, "w") as f:
         json.dump(summary, f, indent=1)
     if a.archive:
         print("archive:", C.pack(out, a.archive), flush=True)
@@ -616,9 +634,12 @@ def args(argv):
     p.add_argument("--max-bytes", default=4 << 30, type=parse_bytes)
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--dtype", default="float32")
-    p.add_argument("--target-ms", default=50.0, type=float, help="time per repeat of a size")
+    p.add_argument("--target-ms", default=20.0, type=float, help="time of each of the 3 timed repeats of a size")
     p.add_argument("--max-iters", default=200, type=int)
-    p.add_argument("--fw-model", default="gpt3-1.3b")
+    p.add_argument("--roots-max-bytes", default=256 << 20, type=parse_bytes,
+                   help="broadcast from every root up to this size, from root 0 alone above it")
+    p.add_argument("--part", default="", help="a name for this part of a measurement split by --ops (file names)")
+    p.add_argument("--fw-model", default="gpt3-1.3b", help="model presets, comma-separated, for the framework rows")
     p.add_argument("--fw-seq", default=2048, type=int)
     p.add_argument("--no-frameworks", dest="frameworks", action="store_false")
     p.add_argument("--no-tuning", dest="tuning", action="store_false")

@@ -186,12 +186,14 @@ def run_file(r, truth, link, sub, batch):
                  "with loss_parallel, no sequence parallelism), embeddings untied, autocast bf16",
            "pp": f"pipeline parallelism over all GPUs ({truth.get('schedule', '?')}, layers split evenly), "
                  "embeddings untied, autocast bf16"}[r.par]
+    switches = " ".join(f"{k}={v}" for k, v in C.TRANSPORTS[r.transport].items()) or "NCCL default"
     lines = [
         f"# Issue 24's PyTorch sweep on one host of {n} H200 (bench/multigpu_sweep_driver.py batch {batch}; torch "
         f"{truth.get('torch', '?')}, NCCL {truth.get('nccl', '?')}): {cfg['name']} built in plain PyTorch",
         f"# (bench/multigpu_common.py), {how}; micro-batch {r.mbs} x {r.micro_batches}, seq {r.seq}, recompute "
-        f"{r.recompute}, transport {r.transport} ({' '.join(f'{k}={v}' for k, v in C.TRANSPORTS[r.transport].items()) or 'NCCL default'}).",
-        f"# busbw_gbps: the all-reduce bus bandwidth this run's communicator measured at its start (512 MiB fp32).",
+        f"{r.recompute}, transport {r.transport} ({switches}).",
+        "# busbw_gbps: the all-reduce bus bandwidth this run's communicator measured at its start (512 MiB fp32)."
+        if "busbw_gbps" in intra else "# No bus bandwidth was measured (one GPU).",
         f"# The log is the run's console as printed (torchtitan's line format); its true steady step is in "
         f"{r.name}.truth.json beside it:",
         f"# {s:.4f} s ({truth.get('steady_tokens_per_gpu_per_s', 0):.0f} tokens/GPU/s); the log's median tps after "
