@@ -158,6 +158,7 @@ def run_file(r, truth, link, sub, batch):
     tied = truth.get("tied_embeddings", cfg.get("tied_embeddings", False))
     model = {k: cfg[k] for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp")
              if k in cfg}
+    model["vocab"] = truth.get("vocab", model["vocab"])            # padded for tensor parallelism where needed
     model = {"name": cfg["name"], **model, "tied_embeddings": tied,
              "qkv_bias": cfg.get("norm") == "layernorm" or bool(cfg.get("qkv_bias")),
              "norm": cfg.get("norm"), "position_embedding": cfg.get("position_embedding")}
@@ -165,6 +166,8 @@ def run_file(r, truth, link, sub, batch):
     par = {"dp": truth.get("dp", n), "tp": tp, "pp": pp, "zero_stage": ZERO[r.par]}
     if r.par in ("ddp", "zero1", "fsdp2"):
         par["grad_reduce_every_micro_batch"] = False
+    if r.par == "tp":
+        par["sequence_parallel"] = False                # Megatron's layout without sequence parallelism
     intra = {"link": link, "transport": r.transport}
     probe = truth.get("allreduce_probe") or {}
     if probe.get("busbw_gbps"):

@@ -9,7 +9,9 @@ nothing downloaded), trained on random token ids with PyTorch's own parallelisms
           set_requires_gradient_sync(False) on all but the last micro-batch, no autocast (FSDP casts), fused AdamW
   tp      torch.distributed.tensor.parallel over all GPUs (dp 1): wq/wk/wv and the MLP's first matrices column-wise,
           wo and the MLP's last row-wise (Megatron's layout, no sequence parallelism), the embedding row-wise
-          (vocabulary-parallel), the output column-wise with loss_parallel(); autocast(bf16); embeddings untied
+          (vocabulary-parallel; a vocabulary that tp does not divide padded to a multiple of 128 x tp, as Megatron
+          pads it: gpt3-1.3b's 50257 to 51200 at tp 8), the output column-wise with loss_parallel(); autocast(bf16);
+          embeddings untied
   pp      torch.distributed.pipelining over all GPUs (dp 1): layers split evenly, the embedding on the first stage and
           the final norm and output on the last; Schedule1F1B (ScheduleGPipe where 1F1B refuses the micro-batch count)
           with the run's micro-batches; autocast(bf16); embeddings untied
@@ -115,7 +117,13 @@ def main(a):
         del t
     write()
 
-    cfg = C.preset(a.model)
+    cfg = dict(C.preset(a.model))
+    data_vocab = cfg["vocab"]
+    if a.par == "tp" and cfg["vocab"] % tp:
+        # vocabulary-parallel embedding and output need the vocabulary in tp equal shards: padded as Megatron pads it
+        # (--make-vocab-size-divisible-by 128, times the tensor-parallel size); the ids drawn stay below the original
+        cfg["vocab"] = -(-cfg["vocab"] // (128 * tp)) * (128 * tp)
+    truth["vocab"] = cfg["vocab"]
     tied = cfg.get("tied_embeddings", False) and a.par not in ("tp", "pp")
     torch.manual_seed(0)
     with torch.device(dev):
@@ -223,10 +231,8 @@ def main(a):
     # ---- data: each data-parallel rank its own ids; tensor and pipeline ranks of one replica the same
     gen = torch.Generator(device=dev)
     gen.manual_seed(1234 + dp_rank)
-    V = cfg["vocab"]
-
     def batch(n):
-        x = torch.randint(0, V, (n, a.seq), device=dev, generator=gen)
+        x = torch.randint(0, data_vocab, (n, a.seq), device=dev, generator=gen)
         return x, x
 
     def clip(max_norm=1.0):
