@@ -70,4 +70,45 @@ class TorchtitanLogTest {
         assertEquals(1234.56, metric(p, "tflops_per_gpu"), 1e-9, "only step 5 has tflops");
         assertEquals(31.0 * GIB, metric(p, "peak_memory_gb"), 1e-9);
     }
+
+    /**
+     * The line bench/multigpu_training_sweep.py prints (issue 24), from its dry run on one H200
+     * (src/test/resources/logs/multigpu-sweep/README.md): torchtitan's step line and the start line with the
+     * gradient-accumulation clause, "[rank0]:" from torchrun --tee. Its truth file times every step outside the log.
+     */
+    @Test
+    void multiGpuSweepLogAgreesWithItsTruth() throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/logs/multigpu-sweep");
+        String name = "pytorch-1xh200-tiny-llama-pp-p2p-b2x8";
+        ParsedLog p = parser.parse(java.nio.file.Files.readString(dir.resolve(name + ".log")));
+        assertEquals("torchtitan", p.format());
+        assertEquals(10, p.steps());
+        // "with local batch size 2, global batch size 16, gradient accumulation steps 8, sequence length 2048"
+        assertEquals(2, p.config().get("training.micro_batch_size"));
+        assertEquals(8, p.config().get("training.micro_batches"));
+        assertEquals(2048, p.config().get("training.seq_len"));
+        assertEquals(16, p.config().get("training.global_batch_size"));
+        // step 1 (tps 35,667) is the warm-up; steps 2..10 printed tps 206,461 212,497 218,956 215,248 215,211
+        // 231,103 245,077 256,378 229,157 -> sorted, the fifth: 218,956
+        assertEquals(9, p.steadySteps());
+        assertEquals(218956.0, metric(p, "tokens_per_gpu_per_s"));
+        // tflops of steps 2..10: 10.09 10.38 10.70 10.52 10.52 11.29 11.98 12.53 11.20 -> 10.70; mfu 1.08%
+        assertEquals(10.70, metric(p, "tflops_per_gpu"), 1e-12);
+        assertEquals(0.0108, metric(p, "mfu"), 1e-12);
+        assertEquals(1.04 * GIB, metric(p, "peak_memory_gb"), 1e-9, "memory:  1.04GiB at most");
+        // The truth over the same steps: the median of the intervals from one step's end to the next (steps 2..10),
+        // 2 x 8 x 2048 tokens each; the script's tps divides the same tokens by the time since its last line, which
+        // leaves out only the synchronize and bookkeeping after the print
+        com.fasterxml.jackson.databind.JsonNode truth = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(dir.resolve(name + ".truth.json").toFile());
+        double[] ends = new double[truth.get("step_ends").size()];
+        for (int i = 0; i < ends.length; i++) ends[i] = truth.get("step_ends").get(i).asDouble();
+        assertEquals(10, ends.length);
+        double[] iv = new double[ends.length - 1];
+        for (int i = 1; i < ends.length; i++) iv[i - 1] = ends[i] - ends[i - 1];
+        java.util.Arrays.sort(iv);
+        double trueTokens = 2 * 8 * 2048 / iv[iv.length / 2];
+        assertEquals(1.0, metric(p, "tokens_per_gpu_per_s") / trueTokens, 0.01,
+                "the log's tokens/GPU/s against the truth's " + trueTokens);
+    }
 }
