@@ -139,11 +139,11 @@ final class FleetReport {
         }
         s.append("\n## Files that could not be advised\n\n");
         if (fleet.failures().isEmpty()) s.append("None.\n");
-        for (Fleet.Failure f : fleet.failures()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
+        for (Fleet.Failure f : fleet.failures()) s.append("- `").append(MdText.code(f.file())).append("`: ")
                 .append(md(f.message())).append("\n");
         if (!fleet.skipped().isEmpty()) {
             s.append("\n## Files skipped\n\n").append(SKIPPED).append("\n\n");
-            for (Fleet.Skipped f : fleet.skipped()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
+            for (Fleet.Skipped f : fleet.skipped()) s.append("- `").append(MdText.code(f.file())).append("`: ")
                     .append(md(f.why())).append("\n");
         }
         for (int k = 0; k < fleet.runs().size(); k++) {
@@ -167,8 +167,11 @@ final class FleetReport {
 
     private static String cell(double v) { return Double.isNaN(v) ? "" : num(v); }
 
-    /** A run's own text in a Markdown table or list: pipes escaped, angle brackets as entities so nothing renders as HTML. */
+    /**
+     * A run's own text in a Markdown table or list: angle brackets as entities so nothing renders as HTML, link syntax
+     * escaped (MdText), pipes escaped.
+     */
     static String md(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
+        return MdText.prose(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")).replace("|", "\\|");
     }
 }
