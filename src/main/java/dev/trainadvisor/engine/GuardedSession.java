@@ -20,8 +20,9 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>the time limit passes: the session is halted and the thread interrupted; a rule that does not stop (a Java loop
- *       ignores both) is left running on its daemon thread, which cannot keep the process alive, and this rule base is
- *       not run again (every later run is refused at once);</li>
+ *       ignores both) has its daemon thread stopped by force where the JVM still allows it (Java 17 to 19), else left
+ *       running (a daemon cannot keep the process alive), and this rule base is not run again (every later run is
+ *       refused at once);</li>
  *   <li>the firing limit is reached: two rules undo each other;</li>
  *   <li>a rule halts the session before the rules settle ({@code drools.halt()}, which would silently cut the shipped
  *       rules' conclusions short): found by firing again after the session returns;</li>
@@ -110,15 +111,18 @@ final class GuardedSession {
             String what = (watch.firing != null ? rule(watch.firing) + " was still running"
                     : "the rules were still matching facts" + (watch.last == null ? "" : " (the last to fire: " + rule(watch.last) + ")"))
                     + " after " + seconds + " s, " + watch.fired + " firings";
+            boolean forced = false;
             if (!stopped) {
                 engine.abandoned().compareAndSet(null, "a run's " + what.replace(" was still running", " ran on")
                         .replace("the rules were still matching", "rules went on matching") + " and did not stop when halted");
+                forced = stop(thread);
             } else {
                 session.dispose();
             }
             throw new SpecException(fileOf(rule), null, "rules that settle within the time limit (" + seconds
-                    + " s a run; --rule-time-limit sets it); " + what + (stopped ? "" : " and did not stop when halted: it is left"
-                    + " running until train-advisor exits"));
+                    + " s a run; --rule-time-limit sets it); " + what + (stopped ? "" : " and did not stop when halted: "
+                    + (forced ? "its thread was stopped by force, and these rules are not run again" : "it is left running "
+                    + "until train-advisor exits")));
         } catch (ExecutionException e) {
             session.dispose();
             throw failed(e.getCause(), watch, limits);
@@ -127,6 +131,21 @@ final class GuardedSession {
             watch.timedOut = true;
             session.halt();
             throw new IllegalStateException("interrupted while the rules ran", e);
+        }
+    }
+
+    /**
+     * Stops a thread that ignored halt and interrupt: Thread.stop, which Java 17 to 19 still honour (a loop with a
+     * safepoint poll ends at once; the shared rule base is not touched again, since these rules are not run again). Where
+     * the JVM refuses (Java 20 and later) the daemon thread is left running. Whether it was asked to stop.
+     */
+    @SuppressWarnings({"removal", "deprecation"})
+    static boolean stop(Thread thread) {
+        try {
+            thread.stop();
+            return true;
+        } catch (UnsupportedOperationException | SecurityException e) {
+            return false;
         }
     }
 

@@ -98,8 +98,8 @@ public final class InputFiles {
     /** "64 MB", "1 MB", "1.5 MB", "512 KB": a size as a message names it (binary units). */
     static String sizeOf(long bytes) {
         if (bytes >= 1L << 20) {
-            double mb = bytes / (double) (1L << 20);
-            return (mb == Math.rint(mb) ? Long.toString((long) mb) : String.format(java.util.Locale.ROOT, "%.1f", mb)) + " MB";
+            String mb = String.format(java.util.Locale.ROOT, "%.1f", bytes / (double) (1L << 20));
+            return (mb.endsWith(".0") ? mb.substring(0, mb.length() - 2) : mb) + " MB";
         }
         return (bytes + 1023) / 1024 + " KB";
     }
