@@ -40,7 +40,7 @@ final class NamedFiles {
         try {
             return new Text(path, InputFiles.readText(path, what));
         } catch (SpecException e) {
-            throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
+            throw new SpecException(runFile, field, e.expected() + " (" + dev.trainadvisor.input.Excerpt.of(path.toString()) + ")");
         }
     }
 
@@ -66,7 +66,7 @@ final class NamedFiles {
         try {
             InputFiles.requireRegularFile(path, what);
         } catch (SpecException e) {
-            throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
+            throw new SpecException(runFile, field, e.expected() + " (" + dev.trainadvisor.input.Excerpt.of(path.toString()) + ")");
         }
         return logs.apply(path);
     }

@@ -22,18 +22,19 @@ public final class SpecException extends RuntimeException {
      */
     private static String format(String file, String field, String expected) {
         StringBuilder s = new StringBuilder();
-        s.append(file == null ? "<input>" : Excerpt.of(file, MAX_LINE_CHARS));
+        s.append(file == null ? "<input>" : Excerpt.of(file, MAX_LINE_CHARS / 2));
         if (field != null && !field.isEmpty()) s.append(": field '").append(Excerpt.of(field)).append('\'');
         s.append(": ");
         // a quoted value on one line and cut; then the message's own lines (a rule file's compile errors take several)
         String quoted = QUOTED.matcher(String.valueOf(expected)).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(
                 "'" + Excerpt.of(m.group(1)) + "'"));
-        String[] lines = quoted.split("\n", -1);
+        String[] lines = (s + quoted).split("\n", -1);
+        StringBuilder out = new StringBuilder();
         for (int i = 0; i < lines.length; i++) {
-            if (i > 0) s.append('\n');
-            s.append(Excerpt.of(lines[i], MAX_LINE_CHARS));
+            if (i > 0) out.append('\n');
+            out.append(Excerpt.of(lines[i], MAX_LINE_CHARS));
         }
-        return s.toString();
+        return out.toString();
     }
 
     /** The longest line a message holds (the longest train-advisor writes itself, a list of known keys, is under 600). */
