@@ -14,8 +14,11 @@ public final class Logs {
      * memory bounded whatever its size; bytes that are not UTF-8 become U+FFFD, and a file of no known format that is
      * not UTF-8 text is said to be so). A folder is read as one log per rank (RankLogs).
      */
-    public static ParsedLog read(Path file) {
-        if (java.nio.file.Files.isDirectory(file)) return RankLogs.read(file);
+    public static ParsedLog read(Path file) { return read(file, Boundary.NONE); }
+
+    /** As {@link #read(Path)}; a folder's per-rank files that lead outside {@code boundary} are not read. */
+    static ParsedLog read(Path file, Boundary boundary) {
+        if (java.nio.file.Files.isDirectory(file)) return RankLogs.read(file, boundary);
         return LogFormats.read(file);
     }
 }

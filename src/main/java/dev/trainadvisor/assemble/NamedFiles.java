@@ -21,6 +21,9 @@ final class NamedFiles {
 
     /** Where a name in {@code runFile} points: relative to the run file's folder unless absolute. */
     static Path resolve(String runFile, String name) {
+        // an empty name would resolve to the run file's own folder, which a log may be (one log per rank): never meant
+        if (name.isBlank())
+            throw new SpecException(runFile, null, "a file name (relative to the run file's folder); got an empty string");
         Path named;
         try {
             named = Path.of(name);
@@ -32,12 +35,12 @@ final class NamedFiles {
     }
 
     /** The text of the file {@code field} of {@code runFile} names, {@code what} it should be. */
-    static Text text(String runFile, String field, String name, String what) {
-        Path path = resolveIn(runFile, field, name);
+    static Text text(String runFile, String field, String name, String what, Boundary boundary) {
+        Path path = boundary.require(resolveIn(runFile, field, name), runFile, field, name);
         try {
             return new Text(path, InputFiles.readText(path, what));
         } catch (SpecException e) {
-            throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
+            throw new SpecException(runFile, field, e.expected() + " (" + dev.trainadvisor.input.Excerpt.of(path.toString()) + ")");
         }
     }
 
@@ -50,8 +53,8 @@ final class NamedFiles {
     }
 
     /** A log a run file names (a training log, a topology), {@code what} it should be, read by {@code logs}. */
-    static ParsedLog log(String runFile, String field, String name, String what, Function<Path, ParsedLog> logs) {
-        Path path = resolveIn(runFile, field, name);
+    static ParsedLog log(String runFile, String field, String name, String what, Function<Path, ParsedLog> logs, Boundary boundary) {
+        Path path = boundary.require(resolveIn(runFile, field, name), runFile, field, name);
         // a training log may be a folder of one log per rank (RankLogs)
         if (field.equals("log") && java.nio.file.Files.isDirectory(path)) {
             try {
@@ -63,14 +66,14 @@ final class NamedFiles {
         try {
             InputFiles.requireRegularFile(path, what);
         } catch (SpecException e) {
-            throw new SpecException(runFile, field, e.expected() + " (" + path + ")");
+            throw new SpecException(runFile, field, e.expected() + " (" + dev.trainadvisor.input.Excerpt.of(path.toString()) + ")");
         }
         return logs.apply(path);
     }
 
     /** An InternEvo config file (configs/*.py, evaluated as data, never executed) as a log with only configuration. */
-    static ParsedLog config(String runFile, String name) {
-        Text config = text(runFile, "config", name, "an InternEvo config file");
+    static ParsedLog config(String runFile, String name, Boundary boundary) {
+        Text config = text(runFile, "config", name, "an InternEvo config file", boundary);
         InternEvoConfig.Result r = InternEvoConfig.readWithWarnings(config.text());
         if (r.config().isEmpty())
             throw new SpecException(config.path().toString(), null, "an InternEvo config (model = dict(...), data = "

@@ -27,10 +27,13 @@ final class RankLogs {
     /** How deep the folder is searched, and how many files at most: torchrun's layout is three levels. */
     static final int MAX_DEPTH = 4, MAX_FILES = 65_536;
 
-    static ParsedLog read(Path dir) {
+    static ParsedLog read(Path dir) { return read(dir, Boundary.NONE); }
+
+    /** As {@link #read(Path)}, a file that leads outside {@code boundary} (a symbolic link out) left unread. */
+    static ParsedLog read(Path dir, Boundary boundary) {
         List<Path> files;
         try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
-            files = s.filter(Files::isRegularFile).sorted().limit(MAX_FILES + 1L).toList();
+            files = s.filter(Files::isRegularFile).filter(boundary::contains).sorted().limit(MAX_FILES + 1L).toList();
         } catch (IOException | java.io.UncheckedIOException e) {
             throw new SpecException(dir.toString(), null, "a readable folder of training logs: " + e.getMessage());
         }

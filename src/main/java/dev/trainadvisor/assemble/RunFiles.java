@@ -32,24 +32,48 @@ public final class RunFiles {
         return read(SpecReader.parse(file), file.toString());
     }
 
+    /**
+     * As {@link #read(Path)}; what the named log's parser dropped as no measurement (a nan, infinite, zero or negative
+     * step time, with its steps) goes to {@code warnings}, one line each, naming the run file and the log.
+     */
+    public static RunSpec read(Path file, java.util.function.Consumer<String> warnings) {
+        return read(SpecReader.parse(file), file.toString(), warnings, Boundary.NONE);
+    }
+
     /** A parsed run file with the files it names; {@code file} names it in messages and anchors relative names. */
     public static RunSpec read(JsonNode tree, String file) {
-        return read(tree, file, Logs::read);
+        return read(tree, file, path -> Logs.read(path));
+    }
+
+    /**
+     * As {@link #read(JsonNode, String)}, with the log's dropped values told to {@code warnings}, and every file the run file names (and every file of a
+     * folder of per-rank logs) read only when it is inside {@code boundary}: one that leads outside is refused, unread.
+     */
+    public static RunSpec read(JsonNode tree, String file, java.util.function.Consumer<String> warnings, Boundary boundary) {
+        return read(tree, file, path -> {
+            ParsedLog log = Logs.read(path, boundary);
+            for (String w : log.droppedWarnings()) warnings.accept(file + ": log " + path + ": " + w);
+            return log;
+        }, boundary);
     }
 
     /** As {@link #read(JsonNode, String)}, each named log read by {@code logs} (tests give it a log of their own). */
     static RunSpec read(JsonNode tree, String file, Function<Path, ParsedLog> logs) {
+        return read(tree, file, logs, Boundary.NONE);
+    }
+
+    static RunSpec read(JsonNode tree, String file, Function<Path, ParsedLog> logs, Boundary boundary) {
         if (!(tree instanceof ObjectNode)) return new SpecReader().read(tree, file);   // reports what was expected
         ObjectNode t = tree.deepCopy();
         ParsedLog log = null;
         if (given(t, "log")) {
             // the log's metrics and configuration join the run file, then everything is validated as one
-            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), "a training log", logs);
+            log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), "a training log", logs, boundary);
             t = LogMerge.merge(t, log, file);
         }
         if (given(t, "config")) {
             // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
-            t = LogMerge.merge(t, NamedFiles.config(file, fields(t, file).requireString("config")), file);
+            t = LogMerge.merge(t, NamedFiles.config(file, fields(t, file).requireString("config"), boundary), file);
             t.remove("config");
             dropEmptyMetrics(t);
         }
@@ -60,7 +84,7 @@ public final class RunFiles {
         ParsedLog topology = null;
         if (given(t, "topology")) {
             topology = NamedFiles.log(file, "topology", fields(t, file).requireString("topology"),
-                    "the output of nvidia-smi topo -m", logs);
+                    "the output of nvidia-smi topo -m", logs, boundary);
             if (!topology.format().equals("nvidia-smi-topo"))
                 throw new SpecException(file, "topology", "the output of nvidia-smi topo -m; the file reads as a "
                         + topology.format() + " log");
@@ -68,8 +92,8 @@ public final class RunFiles {
             t.remove("topology");
             dropEmptyMetrics(t);
         }
-        measuredLink(t, "intra_node", file);
-        measuredLink(t, "inter_node", file);
+        measuredLink(t, "intra_node", file, boundary);
+        measuredLink(t, "inter_node", file, boundary);
         RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format());
         if (topology != null) checkTopology(topology, spec.cluster(), file);
         return log == null ? spec : spec.withHistory(log.history());
@@ -92,13 +116,13 @@ public final class RunFiles {
      * {@code cluster.<link>.nccl_tests: FILE} becomes the link's measured {@code busbw_gbps}: the bus bandwidth at the
      * largest size the nccl-tests output lists.
      */
-    private static void measuredLink(ObjectNode t, String link, String file) {
+    private static void measuredLink(ObjectNode t, String link, String file, Boundary boundary) {
         if (!(t.get("cluster") instanceof ObjectNode cluster) || !(cluster.get(link) instanceof ObjectNode l)
                 || !given(l, "nccl_tests")) return;
         Fields f = new Fields(file, "cluster." + link, l);
         if (f.has("busbw_gbps")) throw f.error("nccl_tests", "either busbw_gbps or nccl_tests, not both");
         String field = "cluster." + link + ".nccl_tests";
-        NamedFiles.Text out = NamedFiles.text(file, field, f.requireString("nccl_tests"), "an nccl-tests output");
+        NamedFiles.Text out = NamedFiles.text(file, field, f.requireString("nccl_tests"), "an nccl-tests output", boundary);
         NcclTests tests = NcclTests.parse(out.text());
         double busbw = tests.busbwAtLargestGbps();
         if (tests.rows().isEmpty() || !(busbw > 0) || Double.isInfinite(busbw))

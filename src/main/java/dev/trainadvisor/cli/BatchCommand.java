@@ -2,10 +2,12 @@ package dev.trainadvisor.cli;
 
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
+import dev.trainadvisor.assemble.Boundary;
 import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.report.BatchTable;
 import dev.trainadvisor.report.Fleet;
+import dev.trainadvisor.report.FleetStream;
 import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.report.Html;
 import dev.trainadvisor.report.Json;
@@ -64,15 +66,39 @@ final class BatchCommand implements Callable<Integer> {
     /** A folder's description of its logs: log file name -> run-file fields; "defaults" apply to every log. */
     static final String RUNS_FILE = "runs.yaml";
 
-    /** One thing to advise: a run file, or a log with the run-file fields that describe it. */
-    record Item(String name, Path file, ObjectNode tree) {}
+    @Option(names = "--allow-outside", description = "read files outside DIR: symbolic links in it that lead out, and files a "
+            + "run file names with an absolute path or '..' (refused by default: a shared folder is a boundary)")
+    boolean allowOutside;
+
+    /**
+     * One thing to advise: a run file (read again when it is advised, so that the batch does not hold every run file's
+     * tree), with the log of the same stem joined to it; or a log of runs.yaml, with the run-file fields that describe it.
+     */
+    record Item(String name, Path file, ObjectNode tree, Path sameStemLog) {
+        Item(String name, Path file, ObjectNode tree) { this(name, file, tree, null); }
+
+        /** The run-file tree to advise. */
+        ObjectNode read() {
+            if (tree != null) return tree;
+            JsonNode n = SpecReader.parse(file);
+            if (!(n instanceof ObjectNode o)) throw new SpecException(file.toString(), null, "a run file (a mapping of fields)");
+            if (sameStemLog != null && !o.has("log")) o.put("log", sameStemLog.toAbsolutePath().toString());
+            return o;
+        }
+    }
+
+    /** Runs advised ahead of the one being written: enough to keep every core busy, few enough to hold in memory. */
+    static int window(int threads) { return 4 * threads; }
 
     @Override
     public Integer call() {
         if (!Files.isDirectory(dir)) throw new SpecException(dir.toString(), null, "a folder of run files and logs");
+        // the options and the rules before any file: a bad limit or rule file is refused before the folder is read
+        TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
+        Boundary boundary = allowOutside ? Boundary.NONE : Boundary.of(dir);
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(Files::isRegularFile).sorted().toList();
+            files = s.sorted().toList();
         } catch (IOException e) {
             throw new SpecException(dir.toString(), null, "a readable folder: " + e.getMessage());
         }
@@ -80,79 +106,132 @@ final class BatchCommand implements Callable<Integer> {
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
-        collect(files, ownOutputs(), items, new Failures(failures, err), skipped);
+        collect(files, ownOutputs(), items, new Failures(failures, err), skipped, boundary);
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
-        TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
-        List<Advice> out = new ArrayList<>();
-        List<String> names = new ArrayList<>();
         Progress progress = new Progress(err, items.size(), showProgress(this.progress, stderrTarget()));
-        // runs are independent: advise them on every core, then report in file-name order
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
-        List<Future<Object>> results = new ArrayList<>();
-        for (Item item : items) {
-            results.add(pool.submit(() -> {
-                try {
-                    RunSpec s = RunFiles.read(item.tree(), item.file().toString());
-                    return advisor.adviseRun(s.cluster(), s.run());
-                } catch (SpecException e) {
-                    return e;
-                } finally {
-                    progress.next(item.name());
-                }
-            }));
-        }
-        pool.shutdown();
-        for (int i = 0; i < items.size(); i++) {
-            Object r;
-            try {
-                r = results.get(i).get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-            }
-            if (r instanceof Advice a) {
-                out.add(a);
-                names.add(items.get(i).name());
-            } else {
-                progress.clear();
-                new Failures(failures, err).add(items.get(i).name(), ((SpecException) r).getMessage());
-            }
-        }
-        progress.clear();
-        String text = switch (format) {
-            case json -> Json.of(out);
-            case csv -> BatchTable.of(out, names).csv();
-            case md -> Markdown.of(Fleet.of(out, names, failures, skipped));
-            case html -> Html.of(Fleet.of(out, names, failures, skipped));
+        java.util.function.Consumer<String> warn = w -> {
+            progress.clear();
+            err.println("warning: " + w);
         };
-        common.write(text, spec.commandLine().getOut());
+        // runs are independent: advise them on every core, a window ahead of the one written, in file-name order
+        int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        java.util.ArrayDeque<Future<Object>> ahead = new java.util.ArrayDeque<>();
+        int advised = 0, next = 0;
+        try (java.io.Writer out = Output.open(common.out, spec.commandLine().getOut());
+             FleetStream stream = new FleetStream(FleetStream.Format.valueOf(format.name().toUpperCase(Locale.ROOT)), out)) {
+            for (int i = 0; i < items.size(); i++) {
+                while (next < items.size() && next - i < window(threads)) {
+                    Item item = items.get(next++);
+                    ahead.add(pool.submit(() -> {
+                        try {
+                            RunSpec s = RunFiles.read(item.read(), item.file().toString(), warn, boundary);
+                            return advisor.adviseRun(s.cluster(), s.run());
+                        } catch (SpecException e) {
+                            return e;
+                        } finally {
+                            progress.next(item.name());
+                        }
+                    }));
+                }
+                Object r = result(ahead.poll());
+                if (r instanceof Advice a) {
+                    stream.add(a, items.get(i).name());
+                    advised++;
+                    boundHeap();
+                } else {
+                    progress.clear();
+                    new Failures(failures, err).add(items.get(i).name(), ((SpecException) r).getMessage());
+                }
+            }
+            progress.clear();
+            stream.finish(failures, skipped);
+        } catch (IOException e) {
+            throw new SpecException(common.out == null ? "standard output" : common.out.toString(), null, "a writable output: "
+                    + e.getMessage());
+        } finally {
+            pool.shutdownNow();
+        }
         int bad = failures.size();
-        if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
-                + out.size());
+        if (bad > 0) err.println(bad + " of " + (bad + advised) + " file(s) could not be advised; the report holds the other "
+                + advised);
         if (!skipped.isEmpty()) err.println(skipped.size() + " file(s) skipped as neither a run file nor a training log");
         err.flush();
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
     }
 
     /**
+     * The heap a batch lets the JVM keep: what it holds at once is a window of runs (tens of MB), but each run allocates
+     * megabytes that die at once, and G1 on the default heap (a quarter of the machine's memory) grows its young
+     * generation rather than collect more often: 3.2 GB resident over 10,000 runs before issue 23, 0.9-1.0 GB with the
+     * results streamed. Past this much committed heap a full collection gives it back (G1 shrinks the heap after one),
+     * about every few hundred runs at a few tens of milliseconds each.
+     */
+    static final long HEAP_BOUND = 512L << 20;
+
+    static void boundHeap() {
+        if (Runtime.getRuntime().totalMemory() > HEAP_BOUND) System.gc();
+    }
+
+    /** A run's advice or the SpecException that stopped it; anything else escapes as it did. */
+    private static Object result(Future<Object> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            if (e.getCause() instanceof Error er) throw er;
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** What the batch says of an entry of the folder that is no file to read. */
+    static final String FOLDER = "a folder: batch reads the files in the folder itself, not its subfolders (a run file names a "
+            + "folder of per-rank logs with log:)";
+    static final String NOT_A_FILE = "not a regular file: a pipe, a socket or a device is not read (it may never end)";
+    static final String EMPTY = "empty";
+
+    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped) {
+        collect(files, outputs, items, failures, skipped, Boundary.NONE);
+    }
+
+    /**
      * Run files, and the training logs of the folder joined to the run file that names them with {@code log:}, else to
      * the run file of the same stem, else to their entry in runs.yaml; a log none of these describes is a failure. Files
-     * that are neither (recognised by content) are skipped with the reason; so are the reports train-advisor wrote, and
-     * {@code outputs}, what this batch writes, is left out without a word.
+     * that are neither (recognised by content), folders, pipes and empty files are skipped with the reason; so are the
+     * reports train-advisor wrote, and {@code outputs}, what this batch writes, is left out without a word. An entry that
+     * leads outside {@code boundary} (a symbolic link out of the folder) is a failure, and not read.
      */
-    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped) {
+    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
+                        Boundary boundary) {
         ObjectNode runs = null;
         java.util.Set<Path> logsTaken = new java.util.HashSet<>();
         java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
-        java.util.Map<Path, ObjectNode> runFiles = new java.util.LinkedHashMap<>();
+        java.util.Map<Path, Boolean> runFiles = new java.util.LinkedHashMap<>();   // run file -> whether it names its log
         java.util.Set<Path> named = new java.util.HashSet<>();
-        List<Path> others = new ArrayList<>(), logs = new ArrayList<>();
+        List<Path> others = new ArrayList<>(), logs = new ArrayList<>(), folders = new ArrayList<>();
         for (Path f : files) {
             String name = f.getFileName().toString();
             if (name.startsWith(".") || isOwn(f, outputs)) continue;
+            if (!boundary.contains(f)) {
+                failures.add(name, f + ": " + boundary.outside());
+                continue;
+            }
+            if (Files.isDirectory(f)) {
+                folders.add(f);
+                continue;
+            }
+            if (!Files.isRegularFile(f)) {
+                skipped.add(new Fleet.Skipped(name, Files.exists(f) ? NOT_A_FILE : "a symbolic link to nothing"));
+                continue;
+            }
+            if (isEmpty(f)) {
+                skipped.add(new Fleet.Skipped(name, EMPTY));
+                continue;
+            }
             if (name.equals(RUNS_FILE)) {
                 try {
                     JsonNode n = SpecReader.parse(f);
@@ -172,13 +251,16 @@ final class BatchCommand implements Callable<Integer> {
                         skipped.add(new Fleet.Skipped(name, why));
                         continue;
                     }
-                    runFiles.put(f, (ObjectNode) n);
+                    runFiles.put(f, n.has("log"));
                     named.addAll(named(f, n));
                 } catch (SpecException e) {
-                    failures.add(name, e.getMessage());
+                    if (SpecReader.EMPTY.equals(e.expected())) skipped.add(new Fleet.Skipped(name, EMPTY));
+                    else failures.add(name, e.getMessage());
                 }
             }
         }
+        for (Path f : folders)
+            if (!named.contains(f.toAbsolutePath().normalize())) skipped.add(new Fleet.Skipped(f.getFileName().toString(), FOLDER));
         for (Path f : others) {
             if (named.contains(f.toAbsolutePath().normalize())) continue;   // its run file reads it
             try {
@@ -193,15 +275,12 @@ final class BatchCommand implements Callable<Integer> {
                 failures.add(f.getFileName().toString(), e.getMessage());
             }
         }
-        for (java.util.Map.Entry<Path, ObjectNode> e : runFiles.entrySet()) {
+        for (java.util.Map.Entry<Path, Boolean> e : runFiles.entrySet()) {
             Path f = e.getKey();
-            ObjectNode tree = e.getValue();
             Path log = logsByStem.get(stem(f));
-            if (log != null && !tree.has("log")) {
-                tree.put("log", log.toAbsolutePath().toString());
-                logsTaken.add(log);
-            }
-            items.add(new Item(f.getFileName().toString(), f, tree));
+            boolean joined = log != null && !e.getValue();
+            if (joined) logsTaken.add(log);
+            items.add(new Item(f.getFileName().toString(), f, null, joined ? log : null));
         }
         for (Path f : logs) {
             if (logsTaken.contains(f)) continue;
@@ -221,6 +300,17 @@ final class BatchCommand implements Callable<Integer> {
         }
         items.sort(java.util.Comparator.comparing(Item::name));
         skipped.sort(java.util.Comparator.comparing(Fleet.Skipped::file));
+    }
+
+    /** A file of no bytes, or of white space alone. */
+    private static boolean isEmpty(Path f) {
+        try {
+            if (Files.size(f) == 0) return true;
+            if (Files.size(f) > 4096) return false;
+            return Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1).isBlank();
+        } catch (IOException e) {
+            return false;   // the reader reports what cannot be read
+        }
     }
 
     /** The fields of a run file that name another file, read with it: its log, nccl-tests output, topology, config. */

@@ -44,18 +44,18 @@ public final class Main implements Runnable {
 
     /** Prints one line on what went wrong and returns {@link #BAD_INPUT}. */
     static int failed(Throwable ex, java.io.PrintWriter err, String[] args) {
-        String where = String.join(" ", args);
+        String where = dev.trainadvisor.input.Excerpt.of(String.join(" ", args), 500);
         if (ex instanceof dev.trainadvisor.input.SpecException) {
             err.println("error: " + ex.getMessage());
         } else if (ex instanceof StackOverflowError) {
             err.println("error: " + where + ": the input is nested or chained too deeply to be read (the stack ran out)");
         } else if (ex instanceof OutOfMemoryError) {
-            err.println("error: " + where + ": the input needs more memory than this Java heap has (" + ex.getMessage()
-                    + "); give java a larger -Xmx, or a smaller input");
+            err.println("error: " + where + ": the input needs more memory than this Java heap has ("
+                    + dev.trainadvisor.input.Excerpt.of(String.valueOf(ex.getMessage())) + "); give java a larger -Xmx, or a smaller input");
         } else {
             String message = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
-            err.println("error: " + where + ": this input could not be handled (" + message.replaceAll("\\s+", " ")
-                    + "); this is a bug in train-advisor: please report it with the input");
+            err.println("error: " + where + ": this input could not be handled (" + dev.trainadvisor.input.Excerpt.of(
+                    message.replaceAll("\\s+", " "), 500) + "); this is a bug in train-advisor: please report it with the input");
         }
         if (Boolean.getBoolean("trainadvisor.debug")) ex.printStackTrace(err);
         err.flush();

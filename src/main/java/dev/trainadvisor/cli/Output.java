@@ -12,6 +12,23 @@ import java.nio.file.Path;
 final class Output {
     private Output() {}
 
+    /**
+     * Where a report streams: the file (its folder made), or standard output, which closing the writer only flushes.
+     */
+    static java.io.Writer open(Path out, PrintWriter stdout) {
+        if (out == null) return new java.io.FilterWriter(stdout) {
+            @Override
+            public void close() { stdout.flush(); }
+        };
+        try {
+            Path parent = out.toAbsolutePath().getParent();
+            if (parent != null) Files.createDirectories(parent);
+            return Files.newBufferedWriter(out, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new SpecException(out.toString(), null, "a writable output file: " + e.getMessage());
+        }
+    }
+
     static void write(String text, Path out, PrintWriter stdout) {
         if (out == null) {
             stdout.print(text);

@@ -93,7 +93,24 @@ public final class KieBases {
      * used in the error message, to its DRL; a file that does not compile is an input error naming the file, line and
      * message of each problem.
      */
-    public static KieBase compile(Map<String, String> drlByFileName) {
+    public static KieBase compile(Map<String, String> drlByFileName) { return compile(drlByFileName, java.util.Set.of()); }
+
+    /**
+     * As {@link #compile(Map)}, the files named in {@code userFiles} checked first by {@link RuleFileCheck} (their text,
+     * then the code they compile to): a rule file that reaches for the process, files, threads or reflection is refused.
+     */
+    public static KieBase compile(Map<String, String> drlByFileName, java.util.Set<String> userFiles) {
+        Map<String, String> packages = new java.util.LinkedHashMap<>();
+        for (String f : userFiles) {
+            RuleFileCheck.checkText(f, drlByFileName.get(f));
+            packages.put(f, RuleFileCheck.packageOf(drlByFileName.get(f)));
+        }
+        KieBase kieBase = build(drlByFileName);
+        RuleFileCheck.checkCompiled(kieBase, packages);
+        return kieBase;
+    }
+
+    private static KieBase build(Map<String, String> drlByFileName) {
         KieServices ks = KieServices.get();
         KieFileSystem kfs = ks.newKieFileSystem();
         Map<String, String> byPath = new java.util.LinkedHashMap<>();

@@ -54,17 +54,57 @@ public final class RuleEngine {
 
     private final KieBase kieBase;
     private final List<RuleInfo> rules;
+    /** The files of a user's rules folder ({@link #withFolder}); empty for the shipped rules alone. */
+    private final java.util.Set<String> userFiles;
+    private final Limits limits;
+    /** Set when a run's rules did not stop when halted and were left running: they are not run again. */
+    private final java.util.concurrent.atomic.AtomicReference<String> abandoned;
 
-    private RuleEngine(Map<String, String> drlByFile) {
-        this.kieBase = KieBases.compile(drlByFile);
+    private RuleEngine(Map<String, String> drlByFile, java.util.Set<String> userFiles) {
+        this.kieBase = KieBases.compile(drlByFile, userFiles);
         this.rules = describe(kieBase, drlByFile);
         DiagnosisIds.check(drlByFile, rules.stream().map(RuleInfo::id).collect(java.util.stream.Collectors.toSet()));
+        this.userFiles = java.util.Set.copyOf(userFiles);
+        this.limits = Limits.DEFAULT;
+        this.abandoned = new java.util.concurrent.atomic.AtomicReference<>();
     }
 
     private RuleEngine(KieBase kieBase, Map<String, String> drlByFile) {
         this.kieBase = kieBase;
         this.rules = describe(kieBase, drlByFile);
+        this.userFiles = java.util.Set.of();
+        this.limits = Limits.DEFAULT;
+        this.abandoned = new java.util.concurrent.atomic.AtomicReference<>();
     }
+
+    private RuleEngine(RuleEngine e, Limits limits) {
+        this.kieBase = e.kieBase;
+        this.rules = e.rules;
+        this.userFiles = e.userFiles;
+        this.limits = limits;
+        this.abandoned = e.abandoned;
+    }
+
+    /**
+     * How long a run's rules may take and how many times they may fire before they are stopped, for a rule base with
+     * a user's rules (the shipped rules alone settle in a few hundred firings and milliseconds).
+     *
+     * @param timeMillis the wall time from the first fact inserted to the rules settled
+     * @param firings    rule firings; reaching them means two rules undo each other
+     */
+    public record Limits(long timeMillis, int firings) {
+        /** 10 s (the shipped rules take 5-60 ms a run on this 2-core machine) and 100,000 firings (they need hundreds). */
+        public static final Limits DEFAULT = new Limits(10_000, MAX_FIRINGS);
+
+        public Limits {
+            if (timeMillis <= 0 || firings <= 0) throw new IllegalArgumentException("limits must be positive");
+        }
+    }
+
+    /** These rules under other limits. */
+    public RuleEngine withLimits(Limits limits) { return new RuleEngine(this, limits); }
+
+    public Limits limits() { return limits; }
 
     /** The shipped rules. */
     public static RuleEngine builtIn() {
@@ -83,19 +123,30 @@ public final class RuleEngine {
     /** The shipped rules plus every {@code *.drl} in {@code extraFolder}. */
     public static RuleEngine withFolder(Path extraFolder) {
         Map<String, String> drl = shipped();
+        java.util.Set<String> user = new java.util.LinkedHashSet<>();
         if (!Files.isDirectory(extraFolder))
             throw new SpecException(extraFolder.toString(), null, "a folder of *.drl rule files");
         try (Stream<Path> files = Files.list(extraFolder)) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".drl")).sorted().toList())
-                drl.put(p.toString(), InputFiles.readUtf8(p, "a Drools rule file (*.drl)"));
+            for (Path p : files.filter(f -> f.toString().endsWith(".drl")).sorted().toList()) {
+                drl.put(p.toString(), InputFiles.readUtf8(p, "a Drools rule file (*.drl)", MAX_RULE_FILE_BYTES));
+                user.add(p.toString());
+            }
         } catch (IOException e) {
             throw new SpecException(extraFolder.toString(), null, "a readable folder: " + e.getMessage());
         }
-        return new RuleEngine(drl);
+        return new RuleEngine(drl, user);
     }
 
+    /** A rule file is read whole and compiled: at most 1 MB (the shipped rules are 4-60 KB a file). */
+    static final long MAX_RULE_FILE_BYTES = 1L << 20;
+
     /** A rule base of exactly these files (tests). */
-    static RuleEngine of(Map<String, String> drlByFile) { return new RuleEngine(new LinkedHashMap<>(drlByFile)); }
+    static RuleEngine of(Map<String, String> drlByFile) { return new RuleEngine(new LinkedHashMap<>(drlByFile), java.util.Set.of()); }
+
+    /** A rule base of exactly these files, each checked and run as a user's rules folder is (tests). */
+    static RuleEngine ofUserFiles(Map<String, String> drlByFile) {
+        return new RuleEngine(new LinkedHashMap<>(drlByFile), drlByFile.keySet());
+    }
 
     static Map<String, String> shipped() {
         Map<String, String> drl = new LinkedHashMap<>();
@@ -146,14 +197,34 @@ public final class RuleEngine {
 
     public List<RuleInfo> rules() { return rules; }
 
-    /** What the rules conclude from these facts. */
+    /**
+     * What the rules conclude from these facts. The shipped rules alone run here; with a user's rules they run on a
+     * thread of their own under {@link #limits()} ({@link GuardedSession}), and a rule that exceeds them, halts the
+     * session, fails or exhausts the memory is bad input naming its file and the rule.
+     */
     public Result run(Collection<?> facts) {
+        if (!userFiles.isEmpty()) return new GuardedSession(this).run(facts);
         KieSession session = kieBase.newKieSession();
         try {
             for (Object f : facts) session.insert(f);
             int fired = session.fireAllRules(MAX_FIRINGS);
             if (fired >= MAX_FIRINGS)
                 throw new IllegalStateException("the rules did not settle after " + MAX_FIRINGS + " firings: two rules undo each other");
+            return conclusions(session, facts);
+        } finally {
+            session.dispose();
+        }
+    }
+
+    KieBase kieBase() { return kieBase; }
+
+    java.util.Set<String> userFiles() { return userFiles; }
+
+    java.util.concurrent.atomic.AtomicReference<String> abandoned() { return abandoned; }
+
+    /** What a settled session holds: the diagnoses, the remedies and the other facts the rules inserted. */
+    static Result conclusions(KieSession session, Collection<?> facts) {
+        {
             List<Diagnosis> diagnoses = new ArrayList<>();
             for (Object o : session.getObjects(new ClassObjectFilter(Diagnosis.class))) diagnoses.add((Diagnosis) o);
             diagnoses.sort(RANKING);
@@ -166,8 +237,6 @@ public final class RuleEngine {
             for (Object o : session.getObjects()) if (!given.contains(o) && !(o instanceof Diagnosis) && !(o instanceof RemedyProposal))
                 derived.add(o);
             return new Result(List.copyOf(diagnoses), List.copyOf(proposals), List.copyOf(derived));
-        } finally {
-            session.dispose();
         }
     }
 

@@ -229,10 +229,9 @@ public final class InternEvoLog extends GuardedLogParser {
                 lines++;
                 s.touch(step);
                 s.timestamp(step, Stamp.at(line));
-                double tflops = value(line, p, TFLOPS);
-                if (tflops > 0) s.put(step, "tflops_per_gpu", tflops);
-                double t = value(line, p, p[2 * TGS] >= 0 ? TGS : TGS_WORDS);
-                if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
+                s.putPositive(step, "tflops_per_gpu", value(line, p, TFLOPS), p[2 * TFLOPS] >= 0);
+                int tgs = p[2 * TGS] >= 0 ? TGS : TGS_WORDS;
+                s.putPositive(step, "tokens_per_gpu_per_s", value(line, p, tgs), p[2 * tgs] >= 0);
                 double real = value(line, p, REAL_TGS);
                 if (real > 0) s.put(step, "real_tokens_per_gpu_per_s", real);
                 double fb = value(line, p, FWD_BWD);

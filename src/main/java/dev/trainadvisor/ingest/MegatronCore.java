@@ -350,11 +350,11 @@ final class MegatronCore {
         }
         series.timestamp(step, it.epochSeconds());
         double ms = it.first(ELAPSED_MS);
-        if (ms > 0) series.put(step, "step_time_s", ms / 1000);
+        series.putPositive(step, "step_time_s", ms / 1000, it.has(ELAPSED_MS));
         double tflops = it.has(THROUGHPUT) ? it.first(THROUGHPUT) : it.first(TFLOPS);
-        if (tflops > 0) series.put(step, "tflops_per_gpu", tflops);
+        series.putPositive(step, "tflops_per_gpu", tflops, it.has(THROUGHPUT) || it.has(TFLOPS));
         double tg = it.has(TGS) ? it.first(TGS) : it.first(TGS_SLASH);
-        if (tg > 0) series.put(step, "tokens_per_gpu_per_s", tg);
+        series.putPositive(step, "tokens_per_gpu_per_s", tg, it.has(TGS) || it.has(TGS_SLASH));
         double ls = it.first(LOSS_SCALE);
         if (ls > 0) series.put(step, "loss_scale", ls);
         double gbs = it.first(GLOBAL_BATCH);

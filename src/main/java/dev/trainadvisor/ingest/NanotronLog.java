@@ -68,12 +68,10 @@ public final class NanotronLog extends GuardedLogParser {
                 int bar = line.indexOf('|', at);
                 if (bar < 0) continue;
                 Map<String, String> f = fields(line.substring(bar + 1));
-                double ms = Num.human(f.getOrDefault("elapsed_time_per_iteration_ms", f.get("time_per_iteration_ms")));
-                if (ms > 0) s.put(step, "step_time_s", ms / 1000);
-                double tg = Num.human(f.get("tokens_per_sec_per_gpu"));
-                if (tg > 0) s.put(step, "tokens_per_gpu_per_s", tg);
-                double tf = Num.human(f.get("model_tflops_per_gpu"));
-                if (tf > 0) s.put(step, "tflops_per_gpu", tf);
+                String msText = f.getOrDefault("elapsed_time_per_iteration_ms", f.get("time_per_iteration_ms"));
+                s.putPositive(step, "step_time_s", Num.human(msText) / 1000, msText != null);
+                s.putPositive(step, "tokens_per_gpu_per_s", Num.human(f.get("tokens_per_sec_per_gpu")), f.containsKey("tokens_per_sec_per_gpu"));
+                s.putPositive(step, "tflops_per_gpu", Num.human(f.get("model_tflops_per_gpu")), f.containsKey("model_tflops_per_gpu"));
                 double hw = Num.human(f.get("hardware_tflops_per_gpu"));
                 if (hw > 0) s.put(step, "hardware_tflops_per_gpu", hw);
                 double gbs = Num.human(f.get("global_batch_size"));

@@ -47,6 +47,14 @@ public record ParsedLog(String format, int steps, int steadySteps, Map<String, D
                 dev.trainadvisor.history.StepHistory.EMPTY);
     }
 
+    /** Ends the warning that counts the printed values a log's parser dropped as no measurement (StepSeries.putPositive). */
+    public static final String DROPPED = "dropped as no measurement";
+
+    /** The warnings that count dropped values: what a run file's log tells its reader even when the rest is quiet. */
+    public List<String> droppedWarnings() {
+        return warnings.stream().filter(w -> w.contains(DROPPED)).toList();
+    }
+
     /** Metrics that time training: a log with none of them carries no training throughput. */
     public static final java.util.Set<String> PACE_METRICS = java.util.Set.of("step_time_s", "tokens_per_gpu_per_s",
             "tflops_per_gpu", "mfu");

@@ -148,6 +148,55 @@ final class StepSeries {
         set(c, row, value);
     }
 
+    /**
+     * A value the log printed for a positive quantity (a step time, a rate): one that is not a positive finite number
+     * (nan, inf, zero, negative) cannot be a measurement and is dropped, counted by metric with its first steps for a
+     * warning ({@link #droppedWarnings}), never silently. {@code printed} false (the log printed no such value) records
+     * nothing.
+     */
+    void putPositive(long step, String key, double value, boolean printed) {
+        if (!printed) return;
+        if (value > 0 && Double.isFinite(value)) {
+            put(step, key, value);
+            return;
+        }
+        Dropped d = dropped.computeIfAbsent(key, k -> new Dropped());
+        d.count++;
+        if (d.steps.size() < Dropped.STEPS_SHOWN) d.steps.add(step);
+        if (Double.isNaN(value)) d.nan++;
+        else if (Double.isInfinite(value)) d.infinite++;
+        else if (value == 0) d.zero++;
+        else d.negative++;
+    }
+
+    /** The values of a metric dropped as no measurement, and the first steps they were printed at. */
+    private static final class Dropped {
+        static final int STEPS_SHOWN = 5;
+        long count, nan, infinite, zero, negative;
+        final List<Long> steps = new ArrayList<>();
+    }
+
+    private final Map<String, Dropped> dropped = new java.util.TreeMap<>();
+
+    /** "3 printed step_time_s values dropped as no measurement (2 nan, 1 zero): steps 4, 9, 12" per metric. */
+    List<String> droppedWarnings() {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, Dropped> e : dropped.entrySet()) {
+            Dropped d = e.getValue();
+            List<String> kinds = new ArrayList<>();
+            if (d.nan > 0) kinds.add(d.nan + " nan");
+            if (d.infinite > 0) kinds.add(d.infinite + " infinite");
+            if (d.zero > 0) kinds.add(d.zero + " zero");
+            if (d.negative > 0) kinds.add(d.negative + " negative");
+            StringBuilder steps = new StringBuilder();
+            for (Long st : d.steps) steps.append(steps.length() == 0 ? "" : ", ").append(st);
+            out.add(d.count + " printed " + e.getKey() + (d.count == 1 ? " value" : " values") + " " + ParsedLog.DROPPED + " ("
+                    + String.join(", ", kinds) + "): step" + (d.count == 1 ? " " : "s ") + steps
+                    + (d.count > d.steps.size() ? " and " + (d.count - d.steps.size()) + " more" : ""));
+        }
+        return out;
+    }
+
     /** Records a finite value for a step; the largest value of the step wins (memory reported by several ranks). */
     void putMax(long step, String key, double value) {
         if (!Double.isFinite(value)) return;
@@ -599,7 +648,7 @@ final class StepSeries {
                 }
             }
         }
-        List<String> warnings = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(droppedWarnings());
         if (timersCut) warnings.add("more than " + MAX_TIMERS + " timer names; the later ones are not kept");
         if (n == 0) return new Summary(0, List.of(), 0, 0, "", Map.of(), warnings);
         Column pace = null;

@@ -83,10 +83,9 @@ public final class TorchtitanLog extends GuardedLogParser {
                 // the values are read in place: no token strings
                 int tps = tokenAfter(line, "tps:", at);
                 if (tps < 0) tps = tokenAfter(line, "wps:", at);
-                double t = number(line, tps);
-                if (t > 0) s.put(step, "tokens_per_gpu_per_s", t);
-                double tf = number(line, tokenAfter(line, "tflops:", at));
-                if (tf > 0) s.put(step, "tflops_per_gpu", tf);
+                s.putPositive(step, "tokens_per_gpu_per_s", number(line, tps), tps >= 0);
+                int tflops = tokenAfter(line, "tflops:", at);
+                s.putPositive(step, "tflops_per_gpu", number(line, tflops), tflops >= 0);
                 int mfu = tokenAfter(line, "mfu:", at);
                 if (mfu >= 0) {
                     int end = tokenEnd(line, mfu);

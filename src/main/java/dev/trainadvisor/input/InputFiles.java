@@ -55,28 +55,53 @@ public final class InputFiles {
      * A small file's text, which must be UTF-8 (a run file, a model or cluster file, a rule file): malformed bytes are
      * an error naming the file. A leading byte-order mark (Windows editors write one) is dropped.
      */
-    public static String readUtf8(Path file, String what) {
+    public static String readUtf8(Path file, String what) { return readUtf8(file, what, MAX_WHOLE_FILE_BYTES); }
+
+    /** As {@link #readUtf8(Path, String)}, refused above {@code maxBytes}. */
+    public static String readUtf8(Path file, String what, long maxBytes) {
         try {
-            return withoutBom(decodeStrictly(readBytes(file, what)));
+            return withoutBom(decodeStrictly(readBytes(file, what, maxBytes)));
         } catch (CharacterCodingException e) {
             throw new SpecException(file.toString(), null, what + " in UTF-8 text; the file is not valid UTF-8");
         }
     }
 
     /** The bytes of a regular file of at most {@link #MAX_WHOLE_FILE_BYTES}. */
-    private static byte[] readBytes(Path file, String what) {
+    private static byte[] readBytes(Path file, String what) { return readBytes(file, what, MAX_WHOLE_FILE_BYTES); }
+
+    /**
+     * The bytes of a regular file of at most {@code maxBytes}: the size is checked before anything is read, and the
+     * read stops past the limit (a file that grows while it is read is refused too).
+     */
+    private static byte[] readBytes(Path file, String what, long maxBytes) {
         requireRegularFile(file, what);
         try {
             long size = Files.size(file);
-            if (size > MAX_WHOLE_FILE_BYTES)
-                throw new SpecException(file.toString(), null, what + " of at most " + (MAX_WHOLE_FILE_BYTES >> 20)
-                        + " MB; this one is " + (size >> 20) + " MB");
-            return Files.readAllBytes(file);
+            if (size > maxBytes) throw tooLarge(file, what, maxBytes, size);
+            try (InputStream in = Files.newInputStream(file)) {
+                byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+                if (bytes.length > maxBytes) throw tooLarge(file, what, maxBytes, -1);
+                return bytes;
+            }
         } catch (NoSuchFileException e) {
             throw new SpecException(file.toString(), null, what + "; it does not exist");
         } catch (IOException e) {
             throw new SpecException(file.toString(), null, what + " that can be read: " + e.getMessage());
         }
+    }
+
+    private static SpecException tooLarge(Path file, String what, long maxBytes, long size) {
+        return new SpecException(file.toString(), null, what + " of at most " + sizeOf(maxBytes) + "; this one is "
+                + (size < 0 ? "larger (it grew while it was read)" : sizeOf(size)));
+    }
+
+    /** "64 MB", "1 MB", "1.5 MB", "512 KB": a size as a message names it (binary units). */
+    static String sizeOf(long bytes) {
+        if (bytes >= 1L << 20) {
+            String mb = String.format(java.util.Locale.ROOT, "%.1f", bytes / (double) (1L << 20));
+            return (mb.endsWith(".0") ? mb.substring(0, mb.length() - 2) : mb) + " MB";
+        }
+        return (bytes + 1023) / 1024 + " KB";
     }
 
     private static String decodeStrictly(byte[] bytes) throws CharacterCodingException {

@@ -44,10 +44,15 @@ public record BatchTable(List<Row> rows) {
     static BatchTable ofViews(List<AdviceView> views, List<String> files) {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < views.size(); i++) rows.add(row(views.get(i), files.get(i)));
-        // most GPU-hours lost first; runs that measured nothing last; then by file name
-        rows.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.lostGpuHours()) ? -1 : r.lostGpuHours()).reversed()
+        return ranked(rows);
+    }
+
+    /** The rows ranked: most GPU-hours lost first; runs that measured nothing last; then by file name. */
+    static BatchTable ranked(List<Row> rows) {
+        List<Row> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.lostGpuHours()) ? -1 : r.lostGpuHours()).reversed()
                 .thenComparing(Row::file));
-        return new BatchTable(List.copyOf(rows));
+        return new BatchTable(List.copyOf(sorted));
     }
 
     static Row row(AdviceView a, String file) {

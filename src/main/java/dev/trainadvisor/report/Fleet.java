@@ -49,9 +49,11 @@ public record Fleet(List<AdviceView> runs, List<String> files, List<Failure> fai
     static final String NO_MATERIAL_CAUSE = "no cause above threshold";
 
     /** GPU-hours lost by each run's top cause, summed over the fleet, most first. */
-    Map<String, Double> lostByCause() {
+    Map<String, Double> lostByCause() { return lostByCause(table()); }
+
+    static Map<String, Double> lostByCause(BatchTable table) {
         Map<String, Double> by = new LinkedHashMap<>();
-        for (BatchTable.Row r : table().rows()) {
+        for (BatchTable.Row r : table.rows()) {
             if (Double.isNaN(r.lostGpuHours()) || !(r.lostGpuHours() > 0)) continue;
             boolean material = r.topSeverity().equals("high") || r.topSeverity().equals("medium");
             by.merge(material ? r.topCause() : NO_MATERIAL_CAUSE, r.lostGpuHours(), Double::sum);

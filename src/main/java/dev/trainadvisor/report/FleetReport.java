@@ -35,6 +35,50 @@ final class FleetReport {
             + "{e.preventDefault();go();}});});});";
 
     static String html(Fleet fleet) {
+        Summary sum = Summary.of(fleet);
+        StringBuilder sections = new StringBuilder();
+        for (int k = 0; k < fleet.runs().size(); k++) sections.append(htmlSection(k, fleet.runs().get(k), fleet.files().get(k)));
+        return Html.page(TITLE, htmlHead(sum) + sections + htmlTail(), SORT_SCRIPT);
+    }
+
+    static final String TITLE = "train-advisor: fleet";
+
+    /**
+     * What the head of a fleet report needs of every run, without the runs' advice: the ranking's rows, and in file-name
+     * order each run's name, predicted and observed throughput and file. A batch keeps this and streams the runs'
+     * sections, so that its memory does not grow with their reports.
+     */
+    record Summary(BatchTable table, List<String> names, double[] predicted, double[] observed, List<String> files,
+                   Map<String, Integer> index, List<Fleet.Failure> failures, List<Fleet.Skipped> skipped) {
+        static Summary of(Fleet fleet) {
+            List<String> names = new ArrayList<>();
+            double[] predicted = new double[fleet.runs().size()], observed = new double[fleet.runs().size()];
+            for (int k = 0; k < fleet.runs().size(); k++) {
+                AdviceView a = fleet.runs().get(k);
+                names.add(a.run().path("name").asText());
+                predicted[k] = a.prediction().tokensPerGpuPerS();
+                observed[k] = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
+            }
+            return new Summary(fleet.table(), names, predicted, observed, fleet.files(), indexOf(fleet.files()), fleet.failures(),
+                    fleet.skipped());
+        }
+
+        /** Each file's place in file-name order (the first, where a name repeats, as List.indexOf finds it). */
+        static Map<String, Integer> indexOf(List<String> files) {
+            Map<String, Integer> index = new java.util.HashMap<>();
+            for (int k = 0; k < files.size(); k++) index.putIfAbsent(files.get(k), k);
+            return index;
+        }
+
+        /** The anchor of a run's section: its place in file-name order. */
+        String anchor(String file) { return "run-" + (index.getOrDefault(file, -1) + 1); }
+
+        /** GPU-hours lost by each run's top cause, summed over the fleet, most first. */
+        Map<String, Double> lostByCause() { return Fleet.lostByCause(table); }
+    }
+
+    /** The body of the HTML fleet report before the runs' sections: the ranking, its charts, the failed and skipped files. */
+    static String htmlHead(Summary fleet) {
         BatchTable t = fleet.table();
         StringBuilder b = new StringBuilder("<h1>train-advisor: a fleet of ").append(t.rows().size())
                 .append(t.rows().size() == 1 ? " run" : " runs").append("</h1>\n");
@@ -53,16 +97,9 @@ final class FleetReport {
         if (!fleet.skipped().isEmpty()) b.append("; ").append(fleet.skipped().size()).append(fleet.skipped().size() == 1
                 ? " file was" : " files were").append(" skipped as no run (<a href=\"#skipped\">listed below</a>)");
         b.append(".</p>\n");
-        List<String> names = new ArrayList<>(), anchors = new ArrayList<>();
-        double[] predicted = new double[fleet.runs().size()], observed = new double[fleet.runs().size()];
-        for (int k = 0; k < fleet.runs().size(); k++) {
-            AdviceView a = fleet.runs().get(k);
-            names.add(a.run().path("name").asText());
-            anchors.add("run-" + (k + 1));
-            predicted[k] = a.prediction().tokensPerGpuPerS();
-            observed[k] = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
-        }
-        b.append(Charts.scatter("fleet-scatter", names, anchors, predicted, observed));
+        List<String> anchors = new ArrayList<>();
+        for (int k = 0; k < fleet.names().size(); k++) anchors.add("run-" + (k + 1));
+        b.append(Charts.scatter("fleet-scatter", fleet.names(), anchors, fleet.predicted(), fleet.observed()));
         Map<String, Double> byCause = fleet.lostByCause();
         b.append(Charts.bars("fleet-causes", "causes", "GPU-hours lost by top cause", "Each run's GPU-hours lost, summed "
                 + "by the cause its advice ranks first.", new ArrayList<>(byCause.keySet()), new ArrayList<>(byCause.values()),
@@ -105,18 +142,26 @@ final class FleetReport {
                 b.append("<li><code>").append(esc(f.file())).append("</code>: ").append(esc(f.why())).append("</li>\n");
             b.append("</ul>\n");
         }
-        for (int k = 0; k < fleet.runs().size(); k++) {
-            AdviceView a = fleet.runs().get(k);
-            b.append("<section class=\"run\" id=\"run-").append(k + 1).append("\"><h2>").append(k + 1).append(". ")
-                    .append(esc(a.run().path("name").asText())).append(" <small>").append(esc(fleet.files().get(k)))
-                    .append("</small></h2>\n").append(Html.run(a, "run-" + (k + 1), 3)).append("<p><a href=\"#ranking\">Back to "
-                            + "the ranking</a></p></section>\n");
-        }
-        b.append(Glossary.html());
-        return Html.page("train-advisor: fleet", b.toString(), SORT_SCRIPT);
+        return b.toString();
     }
 
+    /** A run's section of the HTML fleet report: its report, its headings one level down, under its place {@code k}. */
+    static String htmlSection(int k, AdviceView a, String file) {
+        return "<section class=\"run\" id=\"run-" + (k + 1) + "\"><h2>" + (k + 1) + ". " + esc(a.run().path("name").asText())
+                + " <small>" + esc(file) + "</small></h2>\n" + Html.run(a, "run-" + (k + 1), 3)
+                + "<p><a href=\"#ranking\">Back to the ranking</a></p></section>\n";
+    }
+
+    static String htmlTail() { return Glossary.html(); }
+
     static String markdown(Fleet fleet) {
+        StringBuilder s = new StringBuilder(markdownHead(Summary.of(fleet)));
+        for (int k = 0; k < fleet.runs().size(); k++) s.append(markdownSection(k, fleet.runs().get(k)));
+        return s.append(markdownTail()).toString();
+    }
+
+    /** The Markdown fleet report before the runs' sections. */
+    static String markdownHead(Summary fleet) {
         BatchTable t = fleet.table();
         StringBuilder s = new StringBuilder("# train-advisor: a fleet of ").append(t.rows().size())
                 .append(t.rows().size() == 1 ? " run" : " runs").append("\n\n").append(RANKING).append("\n\n");
@@ -139,22 +184,24 @@ final class FleetReport {
         }
         s.append("\n## Files that could not be advised\n\n");
         if (fleet.failures().isEmpty()) s.append("None.\n");
-        for (Fleet.Failure f : fleet.failures()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
+        for (Fleet.Failure f : fleet.failures()) s.append("- `").append(MdText.code(f.file())).append("`: ")
                 .append(md(f.message())).append("\n");
         if (!fleet.skipped().isEmpty()) {
             s.append("\n## Files skipped\n\n").append(SKIPPED).append("\n\n");
-            for (Fleet.Skipped f : fleet.skipped()) s.append("- `").append(f.file().replace("`", "'")).append("`: ")
+            for (Fleet.Skipped f : fleet.skipped()) s.append("- `").append(MdText.code(f.file())).append("`: ")
                     .append(md(f.why())).append("\n");
         }
-        for (int k = 0; k < fleet.runs().size(); k++) {
-            s.append("\n<a id=\"run-").append(k + 1).append("\"></a>\n\n");
-            // each run's report, its headings one level down
-            for (String line : Markdown.of(fleet.runs().get(k)).split("\n", -1))
-                s.append(line.startsWith("#") ? "#" + line : line).append("\n");
-        }
-        s.append("\n## Glossary\n\n").append(Glossary.markdown());
         return s.toString();
     }
+
+    /** A run's section of the Markdown fleet report: its anchor, then its report with its headings one level down. */
+    static String markdownSection(int k, AdviceView a) {
+        StringBuilder s = new StringBuilder("\n<a id=\"run-").append(k + 1).append("\"></a>\n\n");
+        for (String line : Markdown.of(a).split("\n", -1)) s.append(line.startsWith("#") ? "#" + line : line).append("\n");
+        return s.toString();
+    }
+
+    static String markdownTail() { return "\n## Glossary\n\n" + Glossary.markdown(); }
 
     private static String hours(BatchTable.Row r) {
         if (Double.isNaN(r.lostGpuHours())) return "";
@@ -167,8 +214,11 @@ final class FleetReport {
 
     private static String cell(double v) { return Double.isNaN(v) ? "" : num(v); }
 
-    /** A run's own text in a Markdown table or list: pipes escaped, angle brackets as entities so nothing renders as HTML. */
+    /**
+     * A run's own text in a Markdown table or list: angle brackets as entities so nothing renders as HTML, link syntax
+     * escaped (MdText), pipes escaped.
+     */
     static String md(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
+        return MdText.prose(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")).replace("|", "\\|");
     }
 }

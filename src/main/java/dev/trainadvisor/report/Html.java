@@ -217,11 +217,17 @@ public final class Html {
             + "#glossary dt{font-weight:600}#glossary dd{margin:0 0 .3em 1.5em}th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:' \\25B2'}"
             + "th[aria-sort=descending]::after{content:' \\25BC'}@media print{details{display:none}}";
 
-    static String page(String title, String body, String script) {
+    static String page(String title, String body, String script) { return pageStart(title) + body + pageEnd(script); }
+
+    /** A page up to its body's content. */
+    static String pageStart(String title) {
         return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + esc(title) + "</title>\n"
                 + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + STYLE + "</style></head>\n"
-                + "<body>\n" + body + (script.isEmpty() ? "" : "<script>" + script + "</script>\n") + "</body></html>\n";
+                + "<body>\n";
     }
+
+    /** A page from its body's content on. */
+    static String pageEnd(String script) { return (script.isEmpty() ? "" : "<script>" + script + "</script>\n") + "</body></html>\n"; }
 
     /** Text or an attribute value, escaped: a run named {@code <script>} stays text. */
     static String esc(String s) {

@@ -63,10 +63,39 @@ public final class Json {
 
     private static String write(Object o) {
         try {
-            return MAPPER.writer(new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"))
-                    .withArrayIndenter(new DefaultIndenter("  ", "\n"))).writeValueAsString(o) + "\n";
+            return writer().writeValueAsString(o) + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write advice as JSON", e);
+        }
+    }
+
+    private static com.fasterxml.jackson.databind.ObjectWriter writer() {
+        return MAPPER.writer(new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+    }
+
+    /**
+     * {@link #of(List)} written one advice at a time, the same bytes: a batch holds one run's advice at a time, not the
+     * fleet's.
+     */
+    static final class ArrayStream {
+        private final com.fasterxml.jackson.databind.ObjectWriter writer = writer();
+        private final JsonGenerator gen;
+        private final java.io.Writer out;
+
+        ArrayStream(java.io.Writer out) throws IOException {
+            this.out = out;
+            this.gen = writer.createGenerator(out);
+            gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            gen.writeStartArray();
+        }
+
+        void add(AdviceView a) throws IOException { MAPPER.writeValue(gen, a); }
+
+        void end() throws IOException {
+            gen.writeEndArray();
+            gen.flush();
+            out.write("\n");
         }
     }
 }

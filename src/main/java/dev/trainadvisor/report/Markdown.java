@@ -10,6 +10,9 @@ import java.util.Map;
 
 import static dev.trainadvisor.facts.Fmt.num;
 import static dev.trainadvisor.facts.Fmt.pct;
+import static dev.trainadvisor.report.MdText.cell;
+import static dev.trainadvisor.report.MdText.code;
+import static dev.trainadvisor.report.MdText.prose;
 
 /** Advice as a Markdown report: verdict first, then the numbers it rests on, causes, remedies, and the step. */
 public final class Markdown {
@@ -25,12 +28,12 @@ public final class Markdown {
         JsonNode run = a.run();
         RunHeader h = RunHeader.of(run);
         s.append("# train-advisor: ").append(FleetReport.md(run.path("name").asText())).append("\n\n");
-        s.append("**Cluster:** ").append(h.cluster()).append("  \n**Model:** ").append(h.model()).append("  \n**Layout:** ")
-                .append(h.layout()).append("  \n**Framework:** ").append(a.framework().line()).append("\n\n");
+        s.append("**Cluster:** ").append(prose(h.cluster())).append("  \n**Model:** ").append(prose(h.model())).append("  \n**Layout:** ")
+                .append(prose(h.layout())).append("  \n**Framework:** ").append(prose(a.framework().line())).append("\n\n");
 
         AdviceView.DiagnosisView top = a.top();
         s.append("> **").append(top == null ? "INFO" : top.severity().toUpperCase(Locale.ROOT)).append(":** ")
-                .append(a.verdict()).append("\n\n");
+                .append(prose(a.verdict())).append("\n\n");
 
         AdviceView.PredictionView pr = a.prediction();
         AdviceView.FitView fit = a.fit();
@@ -49,7 +52,7 @@ public final class Markdown {
         if (fit != null) s.append("Fitted: the model fitted to the run's times; every diagnosis and recommendation starts from it. ");
         s.append(sum.achievableBy() == null ? "Achievable: no recommendation that keeps the optimisation gains on it. "
                 : "Achievable: what recommendation " + sum.achievableBy() + " predicts. ");
-        if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(o.relation()).append(".");
+        if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) s.append("Observed: ").append(prose(o.relation())).append(".");
         else s.append("Observed: no throughput was measured.");
         if (a.gap() != null) s.append(" ").append(relative(a.gap().observedOverPredicted()));
         AdviceView.IntervalView iv = pr.interval();
@@ -82,21 +85,21 @@ public final class Markdown {
                 + " configuration costs a share of the step.\n\n");
         int i = 1;
         for (AdviceView.DiagnosisView d : a.diagnoses()) {
-            s.append("### ").append(i++).append(". ").append(d.title()).append("\n\n");
-            s.append("`").append(d.id()).append("`, severity **").append(d.severity()).append("**");
+            s.append("### ").append(i++).append(". ").append(prose(d.title())).append("\n\n");
+            s.append("`").append(code(d.id())).append("`, severity **").append(d.severity()).append("**");
             if (d.impactFraction() > 0) s.append(", ").append(d.share());
-            s.append(", rule `").append(d.rule()).append("`\n\n").append(d.explanation()).append("\n\n");
+            s.append(", rule `").append(code(d.rule())).append("`\n\n").append(prose(d.explanation())).append("\n\n");
             if (!d.evidence().isEmpty()) {
                 s.append("| evidence | value | unit |\n|---|---:|---|\n");
-                for (Evidence e : d.evidence()) s.append("| ").append(e.name()).append(" | ").append(num(e.value(), 4))
-                        .append(" | ").append(e.unit()).append(" |\n");
+                for (Evidence e : d.evidence()) s.append("| ").append(cell(e.name())).append(" | ").append(num(e.value(), 4))
+                        .append(" | ").append(cell(e.unit())).append(" |\n");
                 s.append("\n");
             }
-            if (!d.confirm().isEmpty()) s.append("To confirm it: ").append(d.confirm()).append("\n\n");
+            if (!d.confirm().isEmpty()) s.append("To confirm it: ").append(prose(d.confirm())).append("\n\n");
         }
         if (!a.ruledOut().isEmpty()) {
             s.append("Ruled out (tested, short of the share of the step they must reach):\n\n");
-            for (AdviceView.RuledOutView r : a.ruledOut()) s.append("- `").append(r.id()).append("`: ").append(r.margin()).append("\n");
+            for (AdviceView.RuledOutView r : a.ruledOut()) s.append("- `").append(code(r.id())).append("`: ").append(prose(r.margin())).append("\n");
             s.append("\n");
         }
 
@@ -111,33 +114,33 @@ public final class Markdown {
                     + " throughput.\n\n");
             s.append("| # | action | predicted TFLOPS/GPU | speedup | range | same math | addresses |\n|---:|---|---:|---:|---|---|---|\n");
             i = 1;
-            for (AdviceView.RecommendationView r : recs) s.append("| ").append(i++).append(" | ").append(r.action()).append(" | ")
+            for (AdviceView.RecommendationView r : recs) s.append("| ").append(i++).append(" | ").append(cell(r.action())).append(" | ")
                     .append(num(r.predictedTflopsPerGpu())).append(" | x").append(num(r.speedup())).append(" | x")
                     .append(num(r.speedupInterval()[0])).append("-").append(num(r.speedupInterval()[1])).append(" | ")
                     .append(r.sameMath() ? "yes" : "no: changes the optimisation").append(" | ")
-                    .append(String.join(", ", r.addresses())).append(" |\n");
+                    .append(cell(String.join(", ", r.addresses()))).append(" |\n");
             s.append("\n");
             for (AdviceView.RecommendationView r : recs) {
-                s.append("- **").append(r.id()).append("**: ");
+                s.append("- **").append(prose(r.id())).append("**: ");
                 if (r.change().isEmpty()) s.append("no run-file key changes. ");
                 else {
                     s.append("change `");
                     boolean first = true;
                     for (Map.Entry<String, Object> e : r.change().entrySet()) {
                         if (!first) s.append(", ");
-                        s.append(e.getKey()).append(": ").append(e.getValue() == null ? "(remove)" : e.getValue());
+                        s.append(code(e.getKey())).append(": ").append(e.getValue() == null ? "(remove)" : code(String.valueOf(e.getValue())));
                         first = false;
                     }
                     s.append("`. ");
                 }
-                s.append(r.explanation()).append("\n");
+                s.append(prose(r.explanation())).append("\n");
             }
             s.append("\n");
         }
 
         s.append("## Predicted step\n\n| phase | seconds | exposed | link |\n|---|---:|---:|---|\n");
-        for (AdviceView.BreakdownLine b : pr.breakdown()) s.append("| ").append(b.phase()).append(" | ").append(num(b.seconds()))
-                .append(" | ").append(num(b.exposedSeconds())).append(" | ").append(b.link() == null ? "" : b.link()).append(" |\n");
+        for (AdviceView.BreakdownLine b : pr.breakdown()) s.append("| ").append(cell(b.phase())).append(" | ").append(num(b.seconds()))
+                .append(" | ").append(num(b.exposedSeconds())).append(" | ").append(b.link() == null ? "" : cell(b.link())).append(" |\n");
         AdviceView.MemoryView mem = pr.memory();
         s.append("\nMemory per GPU: ").append(num(mem.totalGb())).append(" of ").append(num(mem.capacityGb()))
                 .append(" GB (weights ").append(num(mem.weightsGb())).append(", gradients ").append(num(mem.gradientsGb()))
@@ -148,7 +151,7 @@ public final class Markdown {
             for (AdviceView.StageMemoryView st : mem.stages())
                 s.append("| ").append(st.stage()).append(" | ").append(num(st.totalGb())).append(" | ").append(num(st.activationsGb())).append(" |\n");
         }
-        for (String n : pr.notes()) s.append("\nNot modelled: ").append(n).append(".\n");
+        for (String n : pr.notes()) s.append("\nNot modelled: ").append(prose(n)).append(".\n");
         s.append("\n## Glossary\n\n").append(Glossary.markdown());
         return s.toString();
     }

@@ -68,6 +68,27 @@ public final class Bounds {
     /** A node's host memory, GB. The largest servers hold 6 to 12 TB. */
     public static final double HOST_MEMORY_GB = 1 << 20;
 
+    /**
+     * Any positive quantity of a run file: 1e-9 to 1e12 in its unit. The smallest written so far is a fraction of a
+     * percent (recompute_fraction, 0.001); the largest a token rate of 10^6 per GPU or a host's memory in GB, 10^4.
+     * 1e308 and 1e-308 are accepted by JSON and YAML and are no run's.
+     */
+    public static final double ANY_MIN = 1e-9;
+    public static final double ANY_MAX = 1e12;
+
+    /**
+     * A measured time (step, forward-backward, forward, backward, optimizer): from a microsecond, below any kernel
+     * launch (5-20 us, bench/h200_launch_overhead.py), to 10^7 s (116 days), above any step.
+     */
+    public static final double TIME_MIN_S = 1e-6;
+    public static final double TIME_MAX_S = 1e7;
+
+    /** How a bound reads in a message: "1e-06", "1800", "1e+12". */
+    static String show(double v) {
+        if (v >= 1e-3 && v < 1e7) return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+        return String.format(java.util.Locale.ROOT, "%.0e", v);
+    }
+
     /** A node's host memory bandwidth, GB/s. Two-socket servers reach 0.3 to 1.2 TB/s; a Grace-Hopper node 0.5 a chip. */
     public static final double HOST_MEMORY_GBPS = 1 << 16;
 }

@@ -146,13 +146,28 @@ public final class Fields {
         throw error(name, range + ", got " + describe(n));
     }
 
+    /**
+     * A positive number of a physical size: from {@link Bounds#ANY_MIN} to {@link Bounds#ANY_MAX} (1e-300 and 1e300
+     * are no quantity a run file describes, and would overflow or vanish in the products the model forms).
+     */
     double positiveDouble(String name, double dflt) {
+        return positiveDouble(name, dflt, Bounds.ANY_MIN, Bounds.ANY_MAX, null);
+    }
+
+    /**
+     * A positive number from {@code min} to {@code max}, or {@code dflt} when absent; {@code why} (the bound's reason,
+     * "no link in the catalogue carries more") is said when the value is outside them, with the field named.
+     */
+    double positiveDouble(String name, double dflt, double min, double max, String why) {
         noNull(name, "a positive number");
         if (!has(name)) return dflt;
         JsonNode n = node.get(name);
         if (!n.isNumber()) throw error(name, "a positive number, got " + describe(n));
         double v = n.asDouble();
         if (!(v > 0) || Double.isInfinite(v)) throw error(name, "a positive number, got " + n.asText());
+        if (v < min || v > max)
+            throw error(name, "a number from " + Bounds.show(min) + " to " + Bounds.show(max) + (why == null ? "" : " (" + why + ")")
+                    + ", got " + n.asText());
         return v;
     }
 
@@ -163,6 +178,7 @@ public final class Fields {
         if (!n.isNumber()) throw error(name, "a number >= 0, got " + describe(n));
         double v = n.asDouble();
         if (!(v >= 0) || Double.isInfinite(v)) throw error(name, "a number >= 0, got " + n.asText());
+        if (v > Bounds.ANY_MAX) throw error(name, "a number from 0 to " + Bounds.show(Bounds.ANY_MAX) + ", got " + n.asText());
         return v;
     }
 
@@ -200,7 +216,7 @@ public final class Fields {
     public static String describe(JsonNode n) {
         if (n.isObject()) return "an object";
         if (n.isArray()) return "a list";
-        if (n.isTextual()) return "the string '" + n.asText() + "'";
+        if (n.isTextual()) return "the string '" + dev.trainadvisor.input.Excerpt.of(n.asText()) + "'";
         if (n.isBoolean()) return "the boolean " + n.asText();
         if (n.isNumber()) return "the number " + n.asText();
         return n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);

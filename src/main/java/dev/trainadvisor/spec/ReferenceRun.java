@@ -55,7 +55,7 @@ public record ReferenceRun(String id, String source, String sourceGroup, String 
             files = List.of(fileOrDir);
         }
         List<ReferenceRun> out = new ArrayList<>();
-        for (Path f : files) out.addAll(parse(SpecReader.parse(f), f.toString(), runReader));
+        for (Path f : files) out.addAll(parse(SpecReader.parse(f, dev.trainadvisor.input.InputFiles.MAX_WHOLE_FILE_BYTES), f.toString(), runReader));
         return out;
     }
 

@@ -26,9 +26,17 @@ public final class SpecReader {
     /** For building run-file trees elsewhere (the batch command's runs.yaml). */
     public static final ObjectMapper JSON_MAPPER = new ObjectMapper();
 
-    static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+    /**
+     * Jackson's own limits lifted to the file's size (a file is at most {@link #MAX_FILE_BYTES}), so that a long key or
+     * string meets the reader's refusal, which names the field and the limit, rather than the parser's.
+     */
+    private static final com.fasterxml.jackson.core.StreamReadConstraints READ = com.fasterxml.jackson.core.StreamReadConstraints
+            .builder().maxNameLength(1 << 21).maxStringLength(1 << 21).build();
+
+    static final ObjectMapper JSON = new ObjectMapper(com.fasterxml.jackson.core.JsonFactory.builder().streamReadConstraints(READ).build())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+    static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder().streamReadConstraints(READ).build())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
@@ -60,9 +68,18 @@ public final class SpecReader {
     private final Catalog catalog;
     private final Frameworks frameworks;
 
+    /** The most a measured bus bandwidth may be: twice the fastest catalogue link's one-way rate (NVLink5: 1800 GB/s). */
+    private final double maxBusbwGbps;
+    private final String fastestLink;
+
     public SpecReader(Catalog catalog, Frameworks frameworks) {
         this.catalog = catalog;
         this.frameworks = frameworks;
+        IntraNodeLink fastest = null;
+        for (Catalog.Entry<IntraNodeLink> e : catalog.links().values())
+            if (fastest == null || e.value().unidirectionalGbps() > fastest.unidirectionalGbps()) fastest = e.value();
+        this.maxBusbwGbps = fastest == null ? Bounds.ANY_MAX : 2 * fastest.unidirectionalGbps();
+        this.fastestLink = fastest == null ? "none" : fastest.key() + " at " + Bounds.show(fastest.unidirectionalGbps()) + " GB/s";
     }
 
     public SpecReader(Catalog catalog) { this(catalog, Frameworks.builtIn()); }
@@ -74,16 +91,67 @@ public final class SpecReader {
         return read(parse(file), file.toString());
     }
 
-    /** Parses a JSON or YAML file into a tree, turning I/O and syntax errors into {@link SpecException}. */
-    public static JsonNode parse(Path file) {
+    /**
+     * A run file (and a model, cluster or runs.yaml file) is read whole: at most 1 MB, refused by its size before a byte
+     * is read. The largest run files written so far are a few KB; a run with a 1,000-layer inline model is 100 KB.
+     */
+    public static final long MAX_FILE_BYTES = 1L << 20;
+
+    /**
+     * A key of a run file: at most 1,024 characters (the longest known is 30), checked before its name is compared with
+     * the known ones.
+     */
+    public static final int MAX_KEY_CHARS = 1024;
+
+    /**
+     * A string of a run file: at most 8,192 characters (the longest written so far, a model preset's notes, is 1,300;
+     * a run name or a path is under 300).
+     */
+    public static final int MAX_STRING_CHARS = 8192;
+
+    /**
+     * A line of a YAML file: at most 16,384 characters (twice the longest string). SnakeYAML takes seconds and hundreds
+     * of MB on one line of a megabyte, so a longer line is refused before it is parsed.
+     */
+    public static final int MAX_YAML_LINE_CHARS = 2 * MAX_STRING_CHARS;
+
+    private static void checkLines(String text, String file) {
+        int line = 1, start = 0;
+        for (int i = 0; i <= text.length(); i++) {
+            if (i == text.length() || text.charAt(i) == '\n') {
+                if (i - start > MAX_YAML_LINE_CHARS)
+                    throw new SpecException(file, null, "YAML lines of at most " + String.format(Locale.ROOT, "%,d", MAX_YAML_LINE_CHARS)
+                            + " characters (a key or a string is at most " + String.format(Locale.ROOT, "%,d", MAX_STRING_CHARS)
+                            + "); line " + line + " has " + String.format(Locale.ROOT, "%,d", i - start) + ": '"
+                            + dev.trainadvisor.input.Excerpt.of(text.substring(start, start + 40), 40) + "...'");
+                line++;
+                start = i + 1;
+            }
+        }
+    }
+
+    /** What an empty file (or one of comments only) was expected to be. */
+    public static final String EMPTY = "a run file with at least cluster, model and training; the file is empty";
+
+    /** Parses a JSON or YAML file of at most {@link #MAX_FILE_BYTES} into a tree (see {@link #parse(Path, long)}). */
+    public static JsonNode parse(Path file) { return parse(file, MAX_FILE_BYTES); }
+
+    /**
+     * Parses a JSON or YAML file into a tree, turning I/O and syntax errors into {@link SpecException}: a file over
+     * {@code maxBytes}, a key or string over {@link #MAX_KEY_CHARS} or {@link #MAX_STRING_CHARS}, and a YAML alias
+     * (which Jackson would read as its anchor's name) are refused; a syntax error quotes a bounded excerpt of the line.
+     */
+    public static JsonNode parse(Path file, long maxBytes) {
         String name = file.toString();
         String lower = name.toLowerCase(Locale.ROOT);
         ObjectMapper mapper = lower.endsWith(".yaml") || lower.endsWith(".yml") ? YAML : JSON;
-        String text = InputFiles.readUtf8(file, "a JSON or YAML file");
+        String text = InputFiles.readUtf8(file, "a JSON or YAML file", maxBytes);
+        if (mapper == YAML) checkLines(text, name);
         try {
             JsonNode tree = mapper.readTree(text);
-            if (tree == null || tree.isMissingNode() || tree.isNull())
-                throw new SpecException(name, null, "a run file with at least cluster, model and training; the file is empty");
+            if (tree == null || tree.isMissingNode() || tree.isNull()) throw new SpecException(name, null, EMPTY);
+            if (mapper == YAML) YamlAliases.refuse(YAML, text, name);
+            checkSizes(tree, name, "");
             return tree;
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
@@ -92,13 +160,80 @@ public final class SpecReader {
                 throw new SpecException(name, null, (mapper == YAML ? "a single YAML document; another document or value"
                         : "a single JSON object; more content") + " follows" + where);
             String what = mapper == YAML ? "valid YAML" : "valid JSON";
-            throw new SpecException(name, fieldOf(e), what + ": " + e.getOriginalMessage() + where);
+            throw new SpecException(name, fieldOf(e), what + ": " + problem(e.getOriginalMessage()) + where
+                    + (e.getLocation() == null ? "" : lineExcerpt(text, e.getLocation().getLineNr(), e.getLocation().getColumnNr())));
+        }
+    }
+
+    /**
+     * The parser's words without the excerpts it adds (SnakeYAML quotes the lines it stood on, whole): its sentences on
+     * one line, each bounded.
+     */
+    static String problem(String message) {
+        if (message == null) return "unreadable";
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        for (String line : message.split("\\R")) {
+            String l = line.strip();
+            java.util.regex.Matcher mark = MARK.matcher(l);
+            if (mark.matches() && !parts.isEmpty()) {
+                // where the parser was when it began the construct the sentence names: "while parsing a flow mapping"
+                parts.set(parts.size() - 1, parts.get(parts.size() - 1) + " (line " + mark.group(1) + ", column " + mark.group(2) + ")");
+                continue;
+            }
+            if (l.isEmpty() || line.startsWith(" ") || line.startsWith("\t") || l.startsWith("in 'reader'") || l.equals("^")) continue;
+            parts.add(dev.trainadvisor.input.Excerpt.of(l, 120));
+        }
+        return parts.isEmpty() ? dev.trainadvisor.input.Excerpt.of(message.strip(), 120) : String.join("; ", parts);
+    }
+
+    private static final java.util.regex.Pattern MARK = java.util.regex.Pattern.compile("in 'reader', line (\\d+), column (\\d+):");
+
+    /** ": 'the line'" around the column, at most 80 characters of the user's own line, control characters escaped. */
+    static String lineExcerpt(String text, int lineNr, int column) {
+        if (lineNr < 1) return "";
+        int start = 0;
+        for (int l = 1; l < lineNr && start >= 0; l++) {
+            int nl = text.indexOf('\n', start);
+            start = nl < 0 ? -1 : nl + 1;
+        }
+        if (start < 0 || start > text.length()) return "";
+        int end = text.indexOf('\n', start);
+        String line = text.substring(start, end < 0 ? text.length() : end).stripTrailing();
+        if (line.isBlank()) return "";
+        int from = Math.max(0, Math.min(line.length(), column - 1) - 40);
+        String cut = line.substring(from, Math.min(line.length(), from + 80));
+        return ": '" + (from > 0 ? "..." : "") + dev.trainadvisor.input.Excerpt.of(cut, 80) + (from + 80 < line.length() ? "..." : "") + "'";
+    }
+
+    /** Refuses a key or a string beyond {@link #MAX_KEY_CHARS} or {@link #MAX_STRING_CHARS}, naming where it is. */
+    static void checkSizes(JsonNode n, String file, String path) {
+        if (n.isObject()) {
+            java.util.Iterator<Map.Entry<String, JsonNode>> it = n.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                String key = e.getKey();
+                if (key.length() > MAX_KEY_CHARS)
+                    throw new SpecException(file, path.isEmpty() ? null : path, "keys of at most " + MAX_KEY_CHARS
+                            + " characters; one has " + String.format(Locale.ROOT, "%,d", key.length()) + ": '"
+                            + dev.trainadvisor.input.Excerpt.of(key, 40) + "'");
+                checkSizes(e.getValue(), file, path.isEmpty() ? key : path + "." + key);
+            }
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) checkSizes(n.get(i), file, path + "[" + i + "]");
+        } else if (n.isTextual() && n.asText().length() > MAX_STRING_CHARS) {
+            throw new SpecException(file, path.isEmpty() ? null : path, "a string of at most " + String.format(Locale.ROOT, "%,d",
+                    MAX_STRING_CHARS) + " characters; this one has " + String.format(Locale.ROOT, "%,d", n.asText().length())
+                    + ": '" + dev.trainadvisor.input.Excerpt.of(n.asText(), 40) + "'");
         }
     }
 
     /** The dotted path where the parser stood when it failed, e.g. "parallel.tp", or null at the top. */
     private static String fieldOf(JsonProcessingException e) {
-        if (!(e.getProcessor() instanceof JsonParser p)) return null;
+        return e.getProcessor() instanceof JsonParser p ? fieldAt(p) : null;
+    }
+
+    /** The dotted path where a parser stands, or null at the top. */
+    static String fieldAt(JsonParser p) {
         java.util.Deque<String> parts = new java.util.ArrayDeque<>();
         for (JsonStreamContext c = p.getParsingContext(); c != null; c = c.getParent()) {
             if (c.inObject() && c.getCurrentName() != null) parts.addFirst(c.getCurrentName());
@@ -299,9 +434,10 @@ public final class SpecReader {
      * A link's measured bus bandwidth, {@code busbw_gbps}; null when not given. (An nccl-tests output named by {@code
      * nccl_tests} has become {@code busbw_gbps} in the assembling reader.)
      */
-    private static Double measuredBusbw(Fields f) {
+    private Double measuredBusbw(Fields f) {
         if (f.has("nccl_tests")) throw namesAFile(f, "nccl_tests");
-        if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0);
+        if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0, Bounds.ANY_MIN, maxBusbwGbps,
+                "GB/s: twice the fastest link's one-way rate in the catalogue, " + fastestLink + ", carries no more");
         return null;
     }
 
@@ -464,6 +600,12 @@ public final class SpecReader {
 
     private static Boolean flag(Fields f, String key) { return f.given(key) ? f.bool(key, false) : null; }
 
+    /** A measured time, from a microsecond to 10^7 s (Bounds). */
+    private static double time(Fields m, String key) {
+        return m.positiveDouble(key, Double.NaN, Bounds.TIME_MIN_S, Bounds.TIME_MAX_S,
+                "seconds: a microsecond is below any GPU kernel's launch");
+    }
+
     /** The metrics block; printed TFLOPS without a convention are counted as {@code framework} prints them, if it does. */
     private Measurements metrics(Fields m, Framework framework) {
         if (!m.present()) return Measurements.NONE;
@@ -484,9 +626,9 @@ public final class SpecReader {
         if (!Double.isNaN(steps) && !Double.isNaN(skipped) && skipped > steps)
             throw m.error("skipped_steps", "at most steps (" + steps + "), got " + skipped);
         return new Measurements(m.positiveDouble("tflops_per_gpu", Double.NaN), conv,
-                m.positiveDouble("tokens_per_gpu_per_s", Double.NaN), m.positiveDouble("step_time_s", Double.NaN),
-                m.positiveDouble("fwd_bwd_time_s", Double.NaN), m.positiveDouble("forward_time_s", Double.NaN),
-                m.positiveDouble("backward_time_s", Double.NaN), m.positiveDouble("optimizer_time_s", Double.NaN),
+                m.positiveDouble("tokens_per_gpu_per_s", Double.NaN), time(m, "step_time_s"),
+                time(m, "fwd_bwd_time_s"), time(m, "forward_time_s"),
+                time(m, "backward_time_s"), time(m, "optimizer_time_s"),
                 mfu, m.positiveDouble("peak_memory_gb", Double.NaN), steps, skipped,
                 m.positiveDouble("loss_scale", Double.NaN));
     }

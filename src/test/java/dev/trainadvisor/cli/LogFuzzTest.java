@@ -22,8 +22,14 @@ import static org.junit.jupiter.api.Assertions.*;
  * {@code advise --log}: every case ends in under 20 seconds with exit 0, or exit 2 and a message; never exit 1 (that is
  * --fail-on's), never a stack trace.
  *
+ * <p>Since issue 23: one case in forty has a line of 4 MB (a 30 MB name's kind: cut at LogSource's 1 MB), and one in
+ * five also runs as {@code batch} of a folder of its own, with a runs.yaml that describes the log and a symbolic link
+ * out of the folder to a file whose every token is a canary: no output may hold the canary, and no line of standard
+ * error may pass SpecException's bound.
+ *
  * <p>The number of cases is {@code -Dfuzz.logs=N} (default 600, about 20 seconds here). A full run of 10,000 cases
- * ({@code mvn -B -ntp test -Dtest=LogFuzzTest -Dfuzz.logs=10000}) is recorded in the closing note of issue 12.
+ * ({@code mvn -B -ntp test -Dtest=LogFuzzTest -Dfuzz.logs=10000}) is recorded in the closing note of issue 12, and
+ * again in issue 23's.
  */
 class LogFuzzTest {
     static final long SEED = 20261201L;
@@ -51,26 +57,58 @@ class LogFuzzTest {
         for (Path p : samples) texts.add(Files.readString(p, StandardCharsets.ISO_8859_1));
         SplittableRandom random = new SplittableRandom(SEED);
         int[] codes = new int[3];
+        Path secret = Files.writeString(tmp.resolve("secret.log"), (CANARY + " iteration 1/ 10 | elapsed time per iteration (ms): "
+                + "1.0 |\n").repeat(3));
         for (int i = 0; i < cases; i++) {
             int which = random.nextInt(texts.size());
             byte[] mutated = mutate(texts.get(which), random);
-            Path f = tmp.resolve("case-" + i + ".log");
+            if (random.nextInt(40) == 0) mutated = withHugeLine(mutated, random);
+            boolean batch = random.nextInt(5) == 0;
+            Path folder = batch ? Files.createDirectories(tmp.resolve("batch-" + i)) : tmp;
+            Path f = folder.resolve("case-" + i + ".log");
             Files.write(f, mutated);
             String label = "case " + i + " (" + samples.get(which).getFileName() + ", seed " + SEED + ")";
-            for (String[] args : List.of(new String[]{"parse", f.toString(), "--format", "json"},
+            List<String[]> commands = new ArrayList<>(List.of(new String[]{"parse", f.toString(), "--format", "json"},
                     new String[]{"advise", "--log", f.toString(), "--cluster", "dgx-a100-80gb", "--model", "internlm-7b",
-                            "--seq-len", "2048", "--format", "json"})) {
+                            "--seq-len", "2048", "--format", "json"}));
+            if (batch) {
+                Files.writeString(folder.resolve("runs.yaml"), "defaults: {cluster: dgx-a100-80gb, model: internlm-7b, "
+                        + "training: {seq_len: 2048, micro_batch_size: 1}}\n" + f.getFileName() + ": {}\n");
+                Files.createSymbolicLink(folder.resolve("leak.log"), secret);
+                commands.add(new String[]{"batch", folder.toString(), "--format", List.of("json", "csv", "md", "html").get(random.nextInt(4))});
+            }
+            for (String[] args : commands) {
                 CliTest.Result r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> CliTest.run(args), label);
                 assertTrue(r.code() == 0 || r.code() == 2, label + " " + args[0] + ": exit " + r.code() + "\n" + r.err());
                 if (r.code() == 2) assertFalse(r.err().isBlank(), label + ": exit 2 says why");
                 assertFalse(r.err().contains("\tat ") || r.err().contains("Exception in thread"),
                         label + " " + args[0] + ": a stack trace\n" + r.err());
+                for (String line : r.err().lines().toList())
+                    assertTrue(line.length() <= RunFileFuzzTest.MAX_MESSAGE_LINE, () -> label + " " + args[0] + ": a line of "
+                            + line.length() + " characters: " + line.substring(0, 300));
+                if (args[0].equals("batch"))
+                    assertFalse(r.out().contains(CANARY) || r.err().contains(CANARY), label + ": the link out was read\n" + r.err());
                 codes[r.code()]++;
             }
-            Files.delete(f);
+            if (batch) RunFileFuzzTest.deleteTree(folder);
+            else Files.delete(f);
         }
         // both outcomes happen: the mutations are neither all harmless nor all fatal
         assertTrue(codes[0] > 0 && codes[2] > 0, "exit 0: " + codes[0] + ", exit 2: " + codes[2]);
+    }
+
+    /** What the file a batch's link leads out to holds, and no output of the batch may. */
+    static final String CANARY = "CANARY-9a8b7c6d";
+
+    /** A line of 4 MB put among the log's lines. */
+    static byte[] withHugeLine(byte[] log, SplittableRandom r) {
+        byte[] line = ("iteration 7/ 100 | " + "y".repeat(4 << 20) + "\n").getBytes(StandardCharsets.ISO_8859_1);
+        int at = log.length == 0 ? 0 : r.nextInt(log.length);
+        byte[] out = new byte[log.length + line.length];
+        System.arraycopy(log, 0, out, 0, at);
+        System.arraycopy(line, 0, out, at, line.length);
+        System.arraycopy(log, at, out, at + line.length, log.length - at);
+        return out;
     }
 
     /** One to three mutations of a log's text. */

@@ -34,11 +34,15 @@ import static org.junit.jupiter.api.Assertions.*;
  * few that name a log, a config, an nccl-tests output and a topology. A case takes one seed and changes its tree
  * once (three cases in five) or two or three times: drop a key; a number made 0, -1, huge, NaN, infinite, scaled, a
  * string, a list, an object, a boolean or null; a string made another; an unknown key; a named file made /dev/zero,
- * /dev/null, a FIFO, a folder, a missing, empty or binary file, or another log. A quarter of the cases then change the
- * text (truncated, a duplicated key, a byte-order mark, nesting 100 to 100,000 deep, emptied, other line ends), and
- * one in twelve the bytes. Case i
+ * /dev/null, a FIFO, a folder, a missing, empty or binary file, or another log; since issue 23 also a string or a key
+ * of 10,000 to 2,000,000 characters, and a named file outside the folder (an absolute path, a '..', a symbolic link out).
+ * A quarter of the cases then change the text (truncated, a duplicated key, a byte-order mark, nesting 100 to 100,000
+ * deep, emptied, other line ends, a YAML anchor and an alias or a merge key), and one in twelve the bytes. One case in
+ * four runs as {@code batch} of a folder of its own, which also holds, one time in two, a symbolic link out of it: there
+ * nothing outside the folder may be read, so the canary that every file outside holds must appear in no output. Every
+ * message is bounded: no line of standard error longer than SpecException's limit and an excerpt's ending. Case i
  * draws from {@code new Random(SEED + i)}, so a failure names the case that reproduces it. Log contents are not
- * mutated here (the log parsers have their own).
+ * mutated here (the log parsers have their own); hostile rule files have RuleFileFuzzTest.
  *
  * <p>{@value #DEFAULT_CASES} cases by default ({@code -Dfuzz.cases=N} for another number, {@code -Dfuzz.verbose=true} to
  * print each case's mutations and outcome). On this project's 2-core machine, {@code mvn -B -ntp test
@@ -59,7 +63,10 @@ class RunFileFuzzTest {
 
     @TempDir
     static Path dir;
-    static Path fifo;
+    static Path fifo, outside;
+
+    /** What every file outside a batch's folder holds, and no output of a batch may. */
+    static final String CANARY = "CANARY-0f1e2d3c";
     static List<Seed> seeds;
 
     /** A run file to mutate: its name and text. */
@@ -108,6 +115,11 @@ class RunFileFuzzTest {
                 training: {seq_len: 2048, micro_batch_size: 4, micro_batches: 2, recompute: selective}
                 metrics: {tokens_per_gpu_per_s: 20000, mfu: 0.3}
                 """));
+        // the files outside a batch's folder, each holding the canary: a YAML that fails to parse on the canary's line,
+        // a "log" whose every token is the canary
+        outside = Files.createDirectories(dir.resolve("outside"));
+        Files.writeString(outside.resolve("secret.yaml"), "user: admin\npassword: " + CANARY + "\n  broken: [yaml\n");
+        Files.writeString(outside.resolve("secret.log"), (CANARY + " iteration 1/ 10 | elapsed time per iteration (ms): 1.0 |\n").repeat(3));
         // the files a run may name that are not what it expects
         Files.createDirectories(dir.resolve("a-folder"));
         Files.writeString(dir.resolve("empty.log"), "");
@@ -168,17 +180,24 @@ class RunFileFuzzTest {
             Random r = new Random(SEED + i);
             Seed seed = seeds.get(r.nextInt(seeds.size()));
             Case c = mutate(seed, r, i);
-            Path run = dir.resolve("case-" + i + c.extension());
+            boolean batch = r.nextInt(4) == 0;
+            Path folder = batch ? Files.createDirectories(dir.resolve("batch-" + i)) : dir;
+            Path run = folder.resolve("case-" + i + c.extension());
             Files.write(run, c.bytes());
-            List<String> args = new ArrayList<>(List.of("advise", run.toString()));
-            if (r.nextInt(5) == 0) args.addAll(List.of("--format", r.nextBoolean() ? "md" : "html"));
-            String what = "case " + i + " (" + seed.name() + ": " + c.what() + ")";
+            List<String> args = new ArrayList<>(List.of(batch ? "batch" : "advise", (batch ? folder : run).toString()));
+            if (batch && r.nextBoolean()) Files.createSymbolicLink(folder.resolve(r.nextBoolean() ? "leak.yaml" : "leak.log"),
+                    outside.resolve(r.nextBoolean() ? "secret.yaml" : "secret.log"));
+            if (batch) args.addAll(List.of("--format", List.of("json", "csv", "md", "html").get(r.nextInt(4))));
+            else if (r.nextInt(5) == 0) args.addAll(List.of("--format", r.nextBoolean() ? "md" : "html"));
+            String what = "case " + i + " (" + (batch ? "batch, " : "") + seed.name() + ": " + c.what() + ")";
             try {
                 CliTest.Result res = runCase(run, args);
                 codes.merge(res.code(), 1, Integer::sum);
                 if (Boolean.getBoolean("fuzz.verbose"))
                     System.out.println(what + " -> " + res.code() + " " + res.err().lines().findFirst().orElse(""));
                 String problem = problem(res);
+                if (problem == null && batch && (res.out().contains(CANARY) || res.err().contains(CANARY)))
+                    problem = "a byte of a file outside the folder was read:\n" + res.err();
                 if (problem == null && res.code() == 0 && args.size() == 2) problem = notJson(res.out());
                 if (problem != null) failures.add(what + ": " + problem + "\n" + head(c.bytes()));
             } catch (AssertionFailedError e) {
@@ -189,6 +208,7 @@ class RunFileFuzzTest {
                 failures.add(what + ": the command line threw " + e + "\n" + head(c.bytes()));
             }
             Files.deleteIfExists(run);
+            if (batch) deleteTree(folder);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("run-file fuzz: %d cases in %.1f s, exit codes %s%n", cases, seconds, codes);
@@ -206,11 +226,23 @@ class RunFileFuzzTest {
     /** What is wrong with a case's outcome, or null. */
     static String problem(CliTest.Result r) {
         if (r.err().contains("\tat ") || r.err().contains("Exception in thread")) return "a stack trace:\n" + r.err();
+        for (String line : r.err().lines().toList())
+            if (line.length() > MAX_MESSAGE_LINE) return "a line of " + line.length() + " characters on standard error:\n"
+                    + line.substring(0, 300);
         if (r.code() == 0) return null;
         if (r.code() != 2) return "exit " + r.code() + ":\n" + r.err();
-        if (!r.err().startsWith("error: ")) return "exit 2 without a message:\n" + r.err();
+        if (!r.err().startsWith("error: ") && !r.err().contains("\nerror: ")) return "exit 2 without a message:\n" + r.err();
         if (r.err().contains("this is a bug")) return "an internal error:\n" + r.err();
         return null;
+    }
+
+    /** The longest line a message may be: SpecException's bound, "error: ", and an excerpt's "... (N characters)". */
+    static final int MAX_MESSAGE_LINE = dev.trainadvisor.input.SpecException.MAX_LINE_CHARS + 100;
+
+    static void deleteTree(Path p) throws IOException {
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(q);
+        }
     }
 
     /** Why the advice printed is not JSON (a NaN or an infinity written as a bare token, say), or null. */
@@ -317,8 +349,24 @@ class RunFileFuzzTest {
 
     static String mutateTree(ObjectNode root, Random r) {
         List<Place> all = places(root, "", new ArrayList<>());
-        int kind = r.nextInt(14);
-        if (all.isEmpty() || kind == 13) {
+        int kind = r.nextInt(16);
+        if (kind >= 14 && !all.isEmpty()) {
+            // issue 23: a string or a key of 10,000 to 2,000,000 characters (a run file stays under its 1 MB or is refused)
+            int length = new int[] {10_000, 100_000, 600_000, 2_000_000}[r.nextInt(4)];
+            Place p = all.get(r.nextInt(all.size()));
+            String huge = String.valueOf((char) ('a' + r.nextInt(26))).repeat(length);
+            if (kind == 14) {
+                p.set(F.textNode(huge));
+                return p.path() + ": a string of " + length;
+            }
+            if (p.parent() instanceof ObjectNode o) {
+                o.put(huge, 1);
+                return "a key of " + length + " beside " + p.path();
+            }
+            p.set(F.textNode(huge));
+            return p.path() + ": a string of " + length;
+        }
+        if (all.isEmpty() || kind >= 13) {
             // a named file made something that is not a regular file, or another file altogether
             String key = KEYS[r.nextInt(KEYS.length)];
             String target = target(r);
@@ -401,11 +449,15 @@ class RunFileFuzzTest {
                 SAMPLES.resolve("nvidia-smi-topo-2.log").toString(), SAMPLES.resolve("megatron-1.log").toString(),
                 CONFIG.toString(), dir.resolve("a-folder").toString()));
         if (fifo != null) t.add(fifo.toString());
+        // issue 23: outside the folder, each way (in a batch they are refused; advise reads what the user names)
+        t.addAll(List.of(outside.resolve("secret.log").toString(), "../outside/secret.log", "../../outside/secret.yaml",
+                outside.resolve("secret.yaml").toString()));
         return t.get(r.nextInt(t.size()));
     }
 
     /** A text-level mutation: truncation, a duplicated key, a byte-order mark, deep nesting, or a file made empty. */
     static String[] mutateText(String text, boolean yaml, Random r) {
+        if (yaml && r.nextInt(7) == 0) return anchored(text, r);
         switch (r.nextInt(6)) {
             case 0: {
                 int at = text.isEmpty() ? 0 : r.nextInt(text.length());
@@ -437,6 +489,27 @@ class RunFileFuzzTest {
                 return new String[] {text.replace("\n", "\r\n").replace(":", r.nextBoolean() ? ":\t" : " :"),
                         "line ends and colons"};
         }
+    }
+
+    /**
+     * A YAML anchor on one value and an alias to it in another key's place (issue 23: the alias was read as the anchor's
+     * name), or a merge key; sometimes an anchor alone, which is harmless.
+     */
+    static String[] anchored(String text, Random r) {
+        List<String> lines = new ArrayList<>(text.lines().toList());
+        List<Integer> keyed = new ArrayList<>();
+        for (int k = 0; k < lines.size(); k++) if (lines.get(k).matches("\\s*[a-z_]+: [^&*{\\[|>\\s][^#]*")) keyed.add(k);
+        if (keyed.size() < 2) return new String[] {text, "nothing to anchor"};
+        int a = keyed.get(r.nextInt(keyed.size())), b = keyed.get(r.nextInt(keyed.size()));
+        String anchor = List.of("internlm-7b", "a", "x1", "dgx-h100").get(r.nextInt(4));
+        lines.set(a, lines.get(a).replaceFirst(": ", ": &" + anchor + " "));
+        if (r.nextInt(4) == 0) return new String[] {String.join("\n", lines) + "\n", "an anchor alone at line " + (a + 1)};
+        if (r.nextInt(5) == 0) {
+            lines.add("merged:\n  <<: *" + anchor);
+            return new String[] {String.join("\n", lines) + "\n", "a merge key of &" + anchor};
+        }
+        if (b != a) lines.set(b, lines.get(b).replaceFirst(": .*", ": *" + anchor));
+        return new String[] {String.join("\n", lines) + "\n", "&" + anchor + " at line " + (a + 1) + ", *" + anchor + " at line " + (b + 1)};
     }
 
     static byte[] mutateBytes(byte[] b, Random r) {

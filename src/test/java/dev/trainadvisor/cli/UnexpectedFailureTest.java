@@ -12,8 +12,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Whatever escapes a command is bad input (exit 2) in one line, never a stack trace or exit 1: an exception the
- * command did not expect, and a stack or heap the input exhausted. A rule file whose consequence throws stands in
- * for them, end to end.
+ * command did not expect, and a stack or heap the input exhausted. A rule file whose consequence throws was the
+ * stand-in for them end to end; since issue 23 a user's rule that fails is the user's rule, named with its file, and not
+ * a bug of train-advisor, so the unexpected ones are handed to {@link Main#failed} directly.
  */
 class UnexpectedFailureTest {
     @TempDir
@@ -37,28 +38,43 @@ class UnexpectedFailureTest {
         return CliTest.run("advise", RUN, "--rules", rules.toString());
     }
 
-    static void oneLineExitTwo(CliTest.Result r, String... says) {
+    /** One line, exit 2, the rule's file first and the rule named: the user's rule, not a bug to report. */
+    void theUsersRuleInOneLine(CliTest.Result r, String... says) {
+        Path file = tmp.resolve("rules").resolve("throws.drl");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("error: advise " + RUN + " --rules "), r.err());
+        assertTrue(r.err().startsWith("error: " + file + ": "), r.err());
+        assertTrue(r.err().contains("rule \"throws\" (" + file + ", line 3)"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
-        assertFalse(r.err().contains("\tat ") || r.err().contains("Exception in thread"), r.err());
+        assertFalse(r.err().contains("\tat ") || r.err().contains("Exception in thread") || r.err().contains("bug"), r.err());
         for (String s : says) assertTrue(r.err().contains(s), r.err());
+    }
+
+    static void oneLineExitTwo(Throwable thrown, String... says) {
+        StringWriter out = new StringWriter();
+        assertEquals(2, Main.failed(thrown, new PrintWriter(out), new String[] {"advise", RUN}));
+        String err = out.toString();
+        assertTrue(err.startsWith("error: advise " + RUN + ": "), err);
+        assertEquals(1, err.strip().lines().count(), err);
+        assertFalse(err.contains("\tat "), err);
+        for (String s : says) assertTrue(err.contains(s), err);
     }
 
     @Test
     void anUnexpectedExceptionIsExitTwoInOneLine() throws Exception {
-        oneLineExitTwo(adviseWithARuleThatThrows("IllegalStateException"), "could not be handled", "thrown by a rule",
-                "please report it");
+        oneLineExitTwo(new IllegalStateException("thrown\nover lines"), "could not be handled (thrown over lines)", "please report it");
+        theUsersRuleInOneLine(adviseWithARuleThatThrows("IllegalStateException"), "failed: IllegalStateException: thrown by a rule");
     }
 
     @Test
     void anExhaustedStackIsExitTwoInOneLine() throws Exception {
-        oneLineExitTwo(adviseWithARuleThatThrows("StackOverflowError"), "nested or chained too deeply");
+        oneLineExitTwo(new StackOverflowError(), "nested or chained too deeply");
+        theUsersRuleInOneLine(adviseWithARuleThatThrows("StackOverflowError"), "ran out of stack");
     }
 
     @Test
     void anExhaustedHeapIsExitTwoInOneLine() throws Exception {
-        oneLineExitTwo(adviseWithARuleThatThrows("OutOfMemoryError"), "more memory than this Java heap has", "-Xmx");
+        oneLineExitTwo(new OutOfMemoryError("Java heap space"), "more memory than this Java heap has", "-Xmx");
+        theUsersRuleInOneLine(adviseWithARuleThatThrows("OutOfMemoryError"), "ran out of memory (thrown by a rule)");
     }
 
     @Test
