@@ -52,7 +52,7 @@ final class AdviseCommand implements Callable<Integer> {
         if (run != null && fromLog.log != null)
             throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
         if (run != null) s = RunFiles.read(run);
-        else if (fromLog.log != null) s = fromLog.run(new SpecReader(), spec.commandLine().getErr());
+        else if (fromLog.log != null) s = fromLog.run(spec.commandLine().getErr());
         else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
         if (!impl.given() && !impl.defaulted())

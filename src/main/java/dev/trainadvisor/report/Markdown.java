@@ -26,7 +26,12 @@ public final class Markdown {
         RunHeader h = RunHeader.of(run);
         s.append("# train-advisor: ").append(FleetReport.md(run.path("name").asText())).append("\n\n");
         s.append("**Cluster:** ").append(h.cluster()).append("  \n**Model:** ").append(h.model()).append("  \n**Layout:** ")
-                .append(h.layout()).append("  \n**Framework:** ").append(a.framework().line()).append("\n\n");
+                .append(h.layout()).append("  \n**Framework:** ").append(a.framework().line());
+        if (!a.assumed().isEmpty()) {
+            s.append("  \n**Assumed** (neither given nor printed by the log):");
+            for (AdviceView.AssumedView x : a.assumed()) s.append("  \n- ").append(FleetReport.md(x.line()));
+        }
+        s.append("\n\n");
 
         AdviceView.DiagnosisView top = a.top();
         s.append("> **").append(top == null ? "INFO" : top.severity().toUpperCase(Locale.ROOT)).append(":** ")
