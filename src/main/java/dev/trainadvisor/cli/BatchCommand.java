@@ -13,9 +13,9 @@ import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.SpecReader;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -36,30 +36,41 @@ import java.io.PrintWriter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-@Command(name = "batch", mixinStandardHelpOptions = true,
-        description = "Advice for every run file and training log in a folder, in file-name order. A bad file is reported and "
-                + "the rest go on; the exit code is then 2. Files that are neither are skipped and listed; the report the "
-                + "batch writes (--out, or standard output redirected into the folder) is never read.")
+@Command(name = "batch", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        description = {"Advice for every run file and training log in a folder, in file-name order; in csv, md and html the "
+                + "runs ranked by GPU-hours lost.",
+                "A log joins the run file that names it (log:), else the run file of its stem, else its entry in DIR/runs.yaml, "
+                        + "and is read as advise --log reads it. A bad file is reported and the rest go on; the exit code is "
+                        + "then 2. Files that are neither are skipped and listed; the report the batch writes (--out, or "
+                        + "standard output redirected into the folder) is never read."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.BATCH_BAD})
 final class BatchCommand implements Callable<Integer> {
     enum Format { json, csv, md, html }
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml) and training logs "
-            + "(of any name: recognised by content); other files are skipped and listed")
+    @Parameters(index = "0", paramLabel = "DIR", description = "a folder of run files (*.json, *.yaml, *.yml) and training logs "
+            + "(of any name: recognised by content), with runs.yaml describing the logs no run file names")
     Path dir;
 
-    @Option(names = "--format", defaultValue = "json",
-            description = "json (an array of advice objects, in file-name order), or a table ranking the runs by throughput lost: csv, md, html")
-    Format format;
+    @ArgGroup(validate = false, order = 1, heading = "%nRules:%n")
+    CommonOptions.Rules rules = new CommonOptions.Rules();
 
-    @Mixin
-    CommonOptions common;
+    @ArgGroup(validate = false, order = 2, heading = "%nOutput:%n")
+    Out output = new Out();
 
-    @Option(names = "--progress", negatable = true,
-            description = "a progress bar on standard error; by default drawn when standard error is a terminal")
-    Boolean progress;
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "json",
+                description = "${COMPLETION-CANDIDATES}: json is an array of advice objects in file-name order; csv a table "
+                        + "ranking the runs by GPU-hours lost; md and html the fleet report (default: ${DEFAULT-VALUE})")
+        Format format = Format.json;
+
+        @Option(names = "--progress", negatable = true, order = 92,
+                description = "a progress bar with the rate and the time left on standard error (default: drawn when "
+                        + "standard error is a terminal)")
+        Boolean progress;
+    }
 
     /** A folder's description of its logs: log file name -> run-file fields; "defaults" apply to every log. */
     static final String RUNS_FILE = "runs.yaml";
@@ -80,13 +91,15 @@ final class BatchCommand implements Callable<Integer> {
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
-        collect(files, ownOutputs(), items, new Failures(failures, err), skipped);
+        collect(files, ownOutputs(output == null ? null : output.out), items, new Failures(failures, err), skipped);
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
-        TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
+        CommonOptions.Rules rl = rules == null ? new CommonOptions.Rules() : rules;
+        Out o = output == null ? new Out() : output;
+        TrainAdvisor advisor = new TrainAdvisor(rl.engine()).withoutLayoutSearch();
         List<Advice> out = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        Progress progress = new Progress(err, items.size(), showProgress(this.progress, stderrTarget()));
+        Progress progress = new Progress(err, items.size(), showProgress(o.progress, stderrTarget()));
         // runs are independent: advise them on every core, then report in file-name order
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
         List<Future<Object>> results = new ArrayList<>();
@@ -122,13 +135,13 @@ final class BatchCommand implements Callable<Integer> {
             }
         }
         progress.clear();
-        String text = switch (format) {
+        String text = switch (o.format) {
             case json -> Json.of(out);
             case csv -> BatchTable.of(out, names).csv();
             case md -> Markdown.of(Fleet.of(out, names, failures, skipped));
             case html -> Html.of(Fleet.of(out, names, failures, skipped));
         };
-        common.write(text, spec.commandLine().getOut());
+        o.write(text, spec.commandLine().getOut());
         int bad = failures.size();
         if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
                 + out.size());
@@ -308,9 +321,9 @@ final class BatchCommand implements Callable<Integer> {
     }
 
     /** What this batch writes: the --out file, and the file standard output is redirected to, if any. */
-    List<Path> ownOutputs() {
+    static List<Path> ownOutputs(Path file) {
         List<Path> out = new ArrayList<>();
-        if (common.out != null) out.add(common.out);
+        if (file != null) out.add(file);
         String stdout = linkTarget("/proc/self/fd/1");
         if (stdout != null && stdout.startsWith("/") && Files.isRegularFile(Path.of(stdout))) out.add(Path.of(stdout));
         return out;
@@ -362,11 +375,15 @@ final class BatchCommand implements Callable<Integer> {
         return n.endsWith(".json") || n.endsWith(".yaml") || n.endsWith(".yml");
     }
 
-    /** A one-line progress bar on standard error, drawn only on a terminal. */
+    /**
+     * A one-line progress bar on standard error, drawn only on a terminal: the runs done of all, their rate so far and
+     * the time left at that rate, and the run just finished.
+     */
     static final class Progress {
         private final PrintWriter err;
         private final int total;
         private final boolean on;
+        private final long startNanos = System.nanoTime();
         private int done;
 
         Progress(PrintWriter err, int total, boolean on) {
@@ -380,16 +397,31 @@ final class BatchCommand implements Callable<Integer> {
         synchronized void next(String name) {
             if (!on) return;
             long now = System.nanoTime();
-            // redraw at most ten times a second: a bar, not a log
-            if (done > 0 && done + 1 < total && now - lastDrawNanos < 100_000_000L) {
-                done++;
-                return;
-            }
-            lastDrawNanos = now;
-            int width = 30, filled = total == 0 ? width : done * width / total;
-            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " " + name + "\u001B[K");
-            err.flush();
             done++;
+            // redraw at most ten times a second: a bar, not a log
+            if (done > 1 && done < total && now - lastDrawNanos < 100_000_000L) return;
+            lastDrawNanos = now;
+            err.print("\r" + line(done, total, (now - startNanos) / 1e9, name) + "\u001B[K");
+            err.flush();
+        }
+
+        /** "[#######       ] 230/460  41.2 runs/s, 0:06 left  run.yaml": the rate and time left once a run is done. */
+        static String line(int done, int total, double elapsedS, String name) {
+            int width = 30, filled = total == 0 ? width : (int) ((long) done * width / total);
+            StringBuilder b = new StringBuilder("[").append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ")
+                    .append(done).append('/').append(total);
+            if (done > 0 && elapsedS > 0) {
+                double rate = done / elapsedS;
+                b.append(String.format(java.util.Locale.ROOT, "  %.1f runs/s, %s left", rate, clock((total - done) / rate)));
+            }
+            return b.append("  ").append(name).toString();
+        }
+
+        /** Seconds as m:ss, or h:mm:ss from an hour. */
+        static String clock(double seconds) {
+            long s = Math.round(seconds);
+            return s >= 3600 ? String.format(java.util.Locale.ROOT, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+                    : String.format(java.util.Locale.ROOT, "%d:%02d", s / 60, s % 60);
         }
 
         synchronized void clear() {

@@ -100,23 +100,10 @@ public record BatchTable(List<Row> rows) {
 
     static String n(double x) { return Double.isNaN(x) ? "" : dev.trainadvisor.facts.Fmt.num(x, 4); }
 
-    /** RFC 4180 CSV: fields with a comma, quote or line break are quoted, quotes doubled; "\n" line ends. */
+    /** RFC 4180 CSV (report.Csv): a header naming the columns, fields quoted where they need it, "\n" line ends. */
     public String csv() {
-        StringBuilder s = new StringBuilder();
-        line(s, HEADER);
-        for (Row r : rows) line(s, cells(r));
-        return s.toString();
+        List<List<String>> out = new ArrayList<>();
+        for (Row r : rows) out.add(List.of(cells(r)));
+        return Csv.of(List.of(HEADER), out);
     }
-
-    private static void line(StringBuilder s, String[] fields) {
-        for (int i = 0; i < fields.length; i++) {
-            if (i > 0) s.append(',');
-            String f = fields[i];
-            if (f.contains(",") || f.contains("\"") || f.contains("\n") || f.contains("\r"))
-                s.append('"').append(f.replace("\"", "\"\"")).append('"');
-            else s.append(f);
-        }
-        s.append('\n');
-    }
-
 }
