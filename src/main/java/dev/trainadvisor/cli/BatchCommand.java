@@ -135,19 +135,63 @@ final class BatchCommand implements Callable<Integer> {
             }
         }
         progress.clear();
+        Fleet fleet = o.format == Format.md || o.format == Format.html ? fleet(Fleet.of(out, names, failures, skipped), o.out,
+                o.format.name()) : null;
         String text = switch (o.format) {
             case json -> Json.of(out);
             case csv -> BatchTable.of(out, names).csv();
-            case md -> Markdown.of(Fleet.of(out, names, failures, skipped));
-            case html -> Html.of(Fleet.of(out, names, failures, skipped));
+            case md -> Markdown.of(fleet);
+            case html -> Html.of(fleet);
         };
         o.write(text, spec.commandLine().getOut());
+        if (fleet != null && fleet.runPages() != null) writePages(fleet, o.out, o.format.name());
         int bad = failures.size();
         if (bad > 0) err.println(bad + " of " + (bad + out.size()) + " file(s) could not be advised; the report holds the other "
                 + out.size());
         if (!skipped.isEmpty()) err.println(skipped.size() + " file(s) skipped as neither a run file nor a training log");
         err.flush();
         return bad > 0 ? Main.BAD_INPUT : Main.OK;
+    }
+
+    /**
+     * The fleet report written to a file keeps each run's report as a page of its own in the folder FILE-runs/ beside
+     * it, linked from its row; on standard output it is one page.
+     */
+    static Fleet fleet(Fleet fleet, Path out, String ext) {
+        if (out == null) return fleet;
+        return fleet.withRunPages(runPagesFolder(out).getFileName().toString(), out.getFileName().toString());
+    }
+
+    /** report.html -> report-runs: where the run pages of a fleet report written to {@code out} go. */
+    static Path runPagesFolder(Path out) {
+        String name = out.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return out.resolveSibling((dot > 0 ? name.substring(0, dot) : name) + "-runs");
+    }
+
+    /** Each run's page, into the folder beside the report; pages of an earlier, larger fleet there are removed. */
+    static void writePages(Fleet fleet, Path out, String ext) {
+        Path folder = runPagesFolder(out);
+        try {
+            Files.createDirectories(folder);
+            java.util.Set<String> pages = fleet.pageNames(ext);
+            try (Stream<Path> old = Files.list(folder)) {
+                for (Path p : old.toList()) {
+                    String name = p.getFileName().toString();
+                    if (name.matches("(run-\\d{5}|(lost-totals|lost-rates|implausible|unmeasured)-\\d{3})\\.(html|md)")
+                            && !pages.contains(name)) Files.delete(p);
+                }
+            }
+            fleet.pages(ext, (name, text) -> {
+                try {
+                    Files.writeString(folder.resolve(name), text, java.nio.charset.StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new SpecException(folder.toString(), null, "a writable folder for each run's report: " + e.getMessage());
+        }
     }
 
     /**

@@ -375,6 +375,40 @@ class BatchLogsTest {
         assertTrue(Files.readString(dir.resolve("report.md")).contains("`report.json`: a report train-advisor wrote"));
     }
 
+    /**
+     * The fleet report written to a file: each run's report a page of its own in FILE-runs/, linked from its row and
+     * linking back; pages of an earlier, larger fleet there are removed, the user's own files left alone.
+     */
+    @Test
+    void theFleetReportWrittenToAFileLinksEachRunsPage(@TempDir Path dir) throws Exception {
+        Path runs = Files.createDirectories(dir.resolve("runs"));
+        for (String f : java.util.List.of(CliTest.NVLINK, CliTest.PCIE, CliTest.PCIE_2NODES))
+            Files.copy(Path.of(f), runs.resolve(Path.of(f).getFileName()));
+        for (String ext : java.util.List.of("html", "md")) {
+            Path out = dir.resolve("out").resolve("fleet." + ext), folder = dir.resolve("out").resolve("fleet-runs");
+            CliTest.Result r = run("batch", runs.toString(), "--format", ext, "--out", out.toString());
+            assertEquals(Main.OK, r.code(), r.err());
+            String fleet = Files.readString(out);
+            for (int i = 1; i <= 3; i++) assertTrue(Files.isRegularFile(folder.resolve("run-0000" + i + "." + ext)), ext + " " + i);
+            // file-name order: internlm-7b-nvlink-1node, -pcie-1node, -pcie-2nodes
+            String page = Files.readString(folder.resolve("run-00002." + ext));
+            assertTrue(page.contains("internlm-7b-pcie-1node") && page.contains("intra-node-bandwidth"), page.substring(0, 300));
+            if (ext.equals("html")) {
+                assertTrue(fleet.contains("<a href=\"fleet-runs/run-00002.html\">internlm-7b-pcie-1node</a>"), fleet);
+                assertTrue(page.contains("<a href=\"../fleet.html\">Back to the fleet</a>"));
+            } else {
+                assertTrue(fleet.contains("[internlm-7b-pcie-1node](fleet-runs/run-00002.md)"), fleet);
+                assertTrue(page.startsWith("[Back to the fleet](../fleet.md)"));
+            }
+            assertFalse(fleet.contains("<a id=\"run-1\"></a>") || fleet.contains("id=\"run-1\""), "the runs' reports are not on the page");
+            Files.writeString(folder.resolve("run-00009." + ext), "a page of a larger fleet");
+            Files.writeString(folder.resolve("notes.txt"), "mine");
+            assertEquals(Main.OK, run("batch", runs.toString(), "--format", ext, "--out", out.toString()).code());
+            assertFalse(Files.exists(folder.resolve("run-00009." + ext)));
+            assertEquals("mine", Files.readString(folder.resolve("notes.txt")));
+        }
+    }
+
     @Test
     void theProgressBarIsDrawnWhenStandardErrorIsATerminalOrWhenAsked(@TempDir Path dir) throws Exception {
         assertTrue(BatchCommand.showProgress(null, "/dev/pts/3"), "stderr on a pseudo-terminal, stdout anywhere");
