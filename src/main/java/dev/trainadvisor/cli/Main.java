@@ -106,8 +106,12 @@ public final class Main implements Runnable {
         return BAD_INPUT;
     }
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    /** No command: the usage, as --help prints it. */
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -321,7 +321,7 @@ class ReportBrowserTest {
 
     /**
      * 10,000 runs: the fleet's page stays small (each run's report a page of its own, the lists 100 rows long, the
-     * scatter's points plain dots), and opens without an error; bench/fleetpage.sh times it (655 ms median here).
+     * scatter's points plain dots), and opens without an error; bench/fleetpage.sh times it (528-655 ms, medians of five).
      */
     @Test
     void aFleetOfTenThousandRunsIsAPageOfLessThanAMegabyte() throws IOException {
