@@ -83,6 +83,6 @@ final class PrecisionCheck {
                 p == Precision.FP32 || p == Precision.TF32 ? Precision.FP32 : t.gradReducePrecision(), t.flashAttention(),
                 t.recomputeFraction(), t.attentionKernel(), t.elementwiseKernels(), t.cudaGraphs(), t.fp8Recipe(),
                 t.implementation(), t.offload(), t.optimizerKernel());
-        return new RunMetrics(run.name(), run.model(), run.parallel(), nt, run.measured());
+        return run.withTraining(nt);
     }
 }

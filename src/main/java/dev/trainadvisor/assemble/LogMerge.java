@@ -36,32 +36,17 @@ final class LogMerge {
     /** What a log prints as its sequences per optimizer step (ingest's configuration key); not a run-file field. */
     static final String GLOBAL_BATCH = "training.global_batch_size";
 
-    /**
-     * The global batch a log prints, against the run file's layout: micro-batch size x micro-batches x dp. Where the
-     * run file gives all three they must agree; where it gives the micro-batch size and dp but not the micro-batches,
-     * the micro-batches follow; else nothing is derived (dp may come from the GPU count later).
-     */
-    static void globalBatch(ObjectNode out, long global, String format, String file) {
-        JsonNode mbs = JsonTrees.at(out, "training.micro_batch_size"), m = JsonTrees.at(out, "training.micro_batches"),
-                dp = JsonTrees.at(out, "parallel.dp");
-        if (mbs == null || !mbs.canConvertToLong() || dp == null || !dp.canConvertToLong() || mbs.asLong() <= 0 || dp.asLong() <= 0)
-            return;
-        long perStep = mbs.asLong() * dp.asLong();
-        if (m != null && m.canConvertToLong()) {
-            if (m.asLong() * perStep != global)
-                throw new SpecException(file, "training.micro_batches", "micro_batch_size x micro_batches x dp to equal the "
-                        + "global batch the " + format + " log prints (" + global + " sequences); the run file gives "
-                        + mbs.asLong() + " x " + m.asLong() + " x " + dp.asLong() + " = " + m.asLong() * perStep);
-            return;
-        }
-        if (global % perStep == 0) {
-            objectsAlong(out, "training.micro_batches", file);
-            JsonTrees.put(out, "training.micro_batches", SpecReader.JSON_MAPPER.valueToTree(global / perStep));
-        }
+    /** The run tree with the log's metrics and configuration added, a difference an error; {@code tree} is not modified. */
+    static ObjectNode merge(JsonNode tree, ParsedLog log, String file) {
+        return merge(tree, log, file, Described.FILE, note -> {});
     }
 
-    /** The run tree with the log's metrics and configuration added; {@code tree} is not modified. */
-    static ObjectNode merge(JsonNode tree, ParsedLog log, String file) {
+    /**
+     * The run tree with the log's metrics and configuration added; {@code tree} is not modified. A value the user gave
+     * and the log prints otherwise is an error naming both, or, given on the command line, kept with a note. The global
+     * batch the log prints is no run-file field: LogInference derives the micro-batches from it.
+     */
+    static ObjectNode merge(JsonNode tree, ParsedLog log, String file, Described by, java.util.function.Consumer<String> notes) {
         ObjectNode out = (ObjectNode) tree.deepCopy();
         out.remove("log");
         // "cluster: dgx-h100" becomes {preset: dgx-h100} so that the log's cluster fields can join it
@@ -75,24 +60,29 @@ final class LogMerge {
             if (key.equals(GLOBAL_BATCH)) continue;     // no run-file field: checked against the layout below
             JsonNode value = SpecReader.JSON_MAPPER.valueToTree(e.getValue());
             if (key.startsWith("model.") && preset != null) {
-                // the run file names a preset: check the log against it rather than replace it
+                // the user names a preset: check the log against it rather than replace it
                 JsonNode have = JsonTrees.at(preset, key.substring("model.".length()));
-                if (have != null && !have.isNull() && !same(have, value))
-                    throw new SpecException(file, key, "the same value in the run file and the log: model preset '"
+                if (have != null && !have.isNull() && !same(have, value)) {
+                    if (by.commandLine()) notes.accept("note: " + by.gave(key, have.asText()) + " replaces the " + log.format()
+                            + " log's " + key + " " + value.asText());
+                    else throw new SpecException(file, key, "the same value in the run file and the log: model preset '"
                             + model.asText() + "' has " + have + ", the " + log.format() + " log says " + value);
+                }
                 continue;
             }
             JsonNode have = JsonTrees.at(out, key);
             if (have != null && !have.isNull()) {
-                if (!same(have, value))
-                    throw new SpecException(file, key, "the same value in the run file and the log: the run file says "
+                if (!same(have, value)) {
+                    if (by.commandLine()) notes.accept("note: " + by.gave(key, have.asText()) + " replaces the " + log.format()
+                            + " log's " + key + " " + value.asText());
+                    else throw new SpecException(file, key, "the same value in the run file and the log: the run file says "
                             + have + ", the " + log.format() + " log says " + value);
+                }
                 continue;
             }
             objectsAlong(out, key, file);
             JsonTrees.put(out, key, value);
         }
-        if (log.config().get(GLOBAL_BATCH) instanceof Number g) globalBatch(out, g.longValue(), log.format(), file);
         objectsAlong(out, "metrics.x", file);
         ObjectNode metrics = out.get("metrics") instanceof ObjectNode m ? m : out.putObject("metrics");
         for (Map.Entry<String, Double> e : log.metrics().entrySet()) {

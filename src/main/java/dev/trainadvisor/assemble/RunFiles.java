@@ -10,7 +10,14 @@ import dev.trainadvisor.spec.Fields;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.spec.SpecReader;
 
+import dev.trainadvisor.spec.Assumption;
+import dev.trainadvisor.spec.Metric;
+import dev.trainadvisor.spec.RunMetrics;
+
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -26,6 +33,12 @@ import java.util.function.Function;
  */
 public final class RunFiles {
     private RunFiles() {}
+
+    /**
+     * The option of {@code advise --log} that sets each run-file field: how the command line names the fields it gives
+     * and the values the advice assumed.
+     */
+    public static final Map<String, String> LOG_OPTIONS = LogInference.OPTIONS;
 
     /** A run file (JSON, or YAML by its extension) with the files it names. */
     public static RunSpec read(Path file) {
@@ -67,9 +80,43 @@ public final class RunFiles {
         ObjectNode t = tree.deepCopy();
         ParsedLog log = null;
         if (given(t, "log")) {
-            // the log's metrics and configuration join the run file, then everything is validated as one
             log = NamedFiles.log(file, "log", fields(t, file).requireString("log"), "a training log", logs, boundary);
-            t = LogMerge.merge(t, log, file);
+            requireTrainingLog(log, NamedFiles.resolve(file, t.get("log").asText()).toString(), measuresThroughput(t));
+        }
+        return assemble(t, file, log, logs, Described.FILE, note -> {}, boundary);
+    }
+
+    /**
+     * A run described around a training log on the command line ({@code advise --log}): {@code given} holds the
+     * run-file fields the options give, {@code options} the option that gave each. What the log prints fills the rest
+     * (an option wins over the log, with a note), and what neither gives is derived or assumed as for a run file that
+     * names its log (LogInference): the run's {@link RunMetrics#assumed()} lists each. Notes (the log's warnings, an
+     * option replacing what the log prints) go to {@code notes}. A log that measures no training throughput (nccl-tests
+     * output, a topology matrix, a log without steps) is refused.
+     */
+    public static RunSpec aroundLog(ObjectNode given, Path log, Map<String, String> options, Consumer<String> notes) {
+        String file = log.toString();
+        ParsedLog parsed = Logs.read(log);
+        requireTrainingLog(parsed, file, false);
+        for (String w : parsed.warnings()) notes.accept("note: " + file + ": " + w);
+        ObjectNode t = given.deepCopy();
+        if (!t.has("name")) {
+            String stem = log.getFileName().toString();
+            t.put("name", stem.contains(".") ? stem.substring(0, stem.lastIndexOf('.')) : stem);
+        }
+        return assemble(t, file, parsed, Logs::read, new Described(Map.copyOf(options)), notes, Boundary.NONE);
+    }
+
+    /**
+     * The one assembly of a run: the log's metrics and configuration merged into the user's fields, then the config,
+     * nccl-tests outputs and topology the fields name, then, around a log, what neither gives derived or assumed
+     * (LogInference), then validated as one run file.
+     */
+    private static RunSpec assemble(ObjectNode t, String file, ParsedLog log, Function<Path, ParsedLog> logs, Described by,
+                                    Consumer<String> notes, Boundary boundary) {
+        if (log != null) {
+            // the log's metrics and configuration join the run file, then everything is validated as one
+            t = LogMerge.merge(t, log, file, by, notes);
         }
         if (given(t, "config")) {
             // an InternEvo configs/*.py: its model, parallel and training settings fill what the run file leaves out
@@ -94,9 +141,42 @@ public final class RunFiles {
         }
         measuredLink(t, "intra_node", file, boundary);
         measuredLink(t, "inter_node", file, boundary);
+        List<Assumption> assumed = log == null ? List.of()
+                : LogInference.infer(t, log, file, topology != null, by, notes);
         RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format());
         if (topology != null) checkTopology(topology, spec.cluster(), file);
-        return log == null ? spec : spec.withHistory(log.history());
+        return log == null ? spec : spec.withHistory(log.history()).withAssumed(assumed);
+    }
+
+    /** Whether a run file's own metrics measure its throughput (then its log may be there for its history alone). */
+    private static boolean measuresThroughput(ObjectNode t) {
+        JsonNode m = t.get("metrics");
+        if (m == null || !m.isObject()) return false;
+        return m.has(Metric.TOKENS_PER_GPU_PER_S.key()) || m.has(Metric.STEP_TIME_S.key()) || m.has(Metric.MFU.key())
+                || m.has(Metric.TFLOPS_PER_GPU.key()) && m.has(Metric.TFLOPS_CONVENTION.key());
+    }
+
+    /**
+     * A log is advised for its measured throughput: nccl-tests output and a topology matrix are refused (each has its
+     * own run-file key), and so is a log without steps or a measured throughput, unless the run's own metrics measure it.
+     */
+    static void requireTrainingLog(ParsedLog p, String file, boolean runMeasures) {
+        if (p.format().equals("nccl-tests"))
+            throw new SpecException(file, null, "a training log to advise; this is nccl-tests output, which measures the "
+                    + "links, not a training run: a run file names it with nccl_tests: (its bus bandwidth joins the cluster)");
+        if (p.format().equals("nvidia-smi-topo"))
+            throw new SpecException(file, null, "a training log to advise; this is the output of nvidia-smi topo -m, which "
+                    + "shows how the GPUs connect, not a training run: a run file names it with topology:");
+        if (runMeasures) return;
+        if (p.steps() == 0)
+            throw new SpecException(file, null, "a training log with training steps to advise; the " + p.format()
+                    + " log has none");
+        Map<String, Double> m = p.metrics();
+        boolean measured = m.containsKey(Metric.TOKENS_PER_GPU_PER_S.key()) || m.containsKey(Metric.STEP_TIME_S.key())
+                || m.containsKey(Metric.MFU.key()) || m.containsKey(Metric.TFLOPS_PER_GPU.key()) && p.tflopsConvention() != null;
+        if (!measured)
+            throw new SpecException(file, "metrics", "a training log that measures throughput (tokens per GPU per second, "
+                    + "step time, TFLOPS or MFU); the " + p.format() + " log's " + p.steps() + " steps measure none of these");
     }
 
     /** A key given a value (a key written as null is left to the reader, which takes the default). */

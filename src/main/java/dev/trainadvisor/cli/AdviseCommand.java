@@ -3,25 +3,31 @@ package dev.trainadvisor.cli;
 import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
 import dev.trainadvisor.assemble.RunFiles;
-import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.facts.Severity;
+import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.report.Markdown;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecReader;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "advise", mixinStandardHelpOptions = true,
-        description = {"Advice for one run file (JSON or YAML): prediction, diagnoses, ranked recommendations.",
-                "Or for a training log: advise --log LOG --cluster PRESET|FILE [--model PRESET|FILE] [layout and batch options]."})
+@Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        customSynopsis = {"train-advisor advise [RULES] [OUTPUT] RUN",
+                "   or: train-advisor advise --log LOG --cluster CLUSTER [--model MODEL]",
+                "                            [RUN] [LAYOUT] [RULES] [OUTPUT]"},
+        description = {"Advice for one run: the prediction, the fit to its measured times, diagnoses and ranked "
+                + "recommendations, each priced from the fitted step.",
+                "RUN is a run file (JSON or YAML, with the log and files it names). With --log, the options describe the run "
+                        + "around a training log: what neither they nor the log give is derived or assumed, said on standard "
+                        + "error and listed in the advice (assumed)."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.FAIL_ON, ExitCodes.BAD_INPUT})
 final class AdviseCommand implements Callable<Integer> {
     enum Format { json, md, html }
 
@@ -30,43 +36,68 @@ final class AdviseCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "RUN", description = "the run file")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "RUN",
+            description = "a run file (JSON or YAML); or leave it out and give --log")
     Path run;
 
-    @Mixin
-    LogRunOptions fromLog;
+    @ArgGroup(validate = false, order = 1, heading = "%nLog (instead of RUN: a training log and what ran it):%n")
+    LogRunOptions.Log log = new LogRunOptions.Log();
 
-    @Option(names = "--format", defaultValue = "json", description = "json, md or html (default: ${DEFAULT-VALUE})")
-    Format format;
+    @ArgGroup(validate = false, order = 2, heading = "%nRun (with --log; a run file gives training.*):%n")
+    LogRunOptions.Run runOptions = new LogRunOptions.Run();
 
-    @Mixin
-    CommonOptions common;
+    @ArgGroup(validate = false, order = 3, heading = "%nLayout (with --log; a run file gives parallel.*):%n")
+    LogRunOptions.Layout layout = new LogRunOptions.Layout();
 
-    @Option(names = "--fail-on", defaultValue = "never",
-            description = "exit 1 when a cause of this severity or worse is found: high, medium, never")
-    FailOn failOn;
+    @ArgGroup(validate = false, order = 4, heading = "%nRules:%n")
+    Rules rules = new Rules();
+
+    @ArgGroup(validate = false, order = 5, heading = "%nOutput:%n")
+    Out output = new Out();
+
+    static final class Rules extends CommonOptions.Rules {
+        @Option(names = "--fail-on", paramLabel = "SEVERITY", order = 81, defaultValue = "never",
+                description = "exit 1 when a cause of this severity or worse is found: ${COMPLETION-CANDIDATES} "
+                        + "(default: ${DEFAULT-VALUE})")
+        FailOn failOn = FailOn.never;
+    }
+
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "json",
+                description = "${COMPLETION-CANDIDATES}: the advice as JSON, a Markdown or a self-contained HTML report "
+                        + "(default: ${DEFAULT-VALUE})")
+        Format format = Format.json;
+    }
 
     @Override
     public Integer call() {
+        LogRunOptions.Log l = log == null ? new LogRunOptions.Log() : log;
+        LogRunOptions.Run r = runOptions == null ? new LogRunOptions.Run() : runOptions;
+        LogRunOptions.Layout p = layout == null ? new LogRunOptions.Layout() : layout;
+        Rules rl = rules == null ? new Rules() : rules;
+        Out o = output == null ? new Out() : output;
         RunSpec s;
-        if (run != null && fromLog.log != null)
-            throw new dev.trainadvisor.input.SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
-        if (run != null) s = RunFiles.read(run, w -> spec.commandLine().getErr().println("warning: " + w));
-        else if (fromLog.log != null) s = fromLog.run(new SpecReader(), spec.commandLine().getErr());
-        else throw new dev.trainadvisor.input.SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
+        if (run != null && l.log != null)
+            throw new SpecException(run.toString(), null, "either a run file or --log, not both (a run file names its log with log:)");
+        if (run != null) {
+            if (l.cluster != null || l.model != null || l.nodes != null || LogRunOptions.any(r, p))
+                throw new SpecException(run.toString(), null, "a run file or the options of --log, not both: the run file "
+                        + "gives the cluster, the model, training.* and parallel.* (the options describe a run only with --log)");
+            s = RunFiles.read(run, w -> spec.commandLine().getErr().println("warning: " + w));
+        } else if (l.log != null) s = LogRunOptions.run(l, r, p, spec.commandLine().getErr());
+        else throw new SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
         if (!impl.given() && !impl.defaulted())
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
                     + impl.origin() + " (set training.framework, or --framework with --log, to choose another)");
-        RuleEngine engine = common.engine();
-        Advice advice = new TrainAdvisor(engine).adviseRun(s.cluster(), s.run());
-        String text = switch (format) {
+        Advice advice = new TrainAdvisor(rl.engine()).adviseRun(s.cluster(), s.run());
+        String text = switch (o.format) {
             case md -> Markdown.of(advice);
             case html -> dev.trainadvisor.report.Html.of(advice);
             case json -> Json.of(advice);
         };
-        common.write(text, spec.commandLine().getOut());
-        return exitCode(advice, failOn);
+        o.write(text, spec.commandLine().getOut());
+        return exitCode(advice, rl.failOn);
     }
 
     static int exitCode(Advice advice, FailOn failOn) {

@@ -15,9 +15,9 @@ import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.SpecReader;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -38,30 +38,41 @@ import java.io.PrintWriter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-@Command(name = "batch", mixinStandardHelpOptions = true,
-        description = "Advice for every run file and training log in a folder, in file-name order. A bad file is reported and "
-                + "the rest go on; the exit code is then 2. Files that are neither are skipped and listed; the report the "
-                + "batch writes (--out, or standard output redirected into the folder) is never read.")
+@Command(name = "batch", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        description = {"Advice for every run file and training log in a folder, in file-name order; in csv, md and html the "
+                + "runs ranked by GPU-hours lost.",
+                "A log joins the run file that names it (log:), else the run file of its stem, else its entry in DIR/runs.yaml, "
+                        + "and is read as advise --log reads it. A bad file is reported and the rest go on; the exit code is "
+                        + "then 2. Files that are neither are skipped and listed; the report the batch writes (--out, or "
+                        + "standard output redirected into the folder) is never read."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.BATCH_BAD})
 final class BatchCommand implements Callable<Integer> {
     enum Format { json, csv, md, html }
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "folder of run files (*.json, *.yaml, *.yml) and training logs "
-            + "(of any name: recognised by content); other files are skipped and listed")
+    @Parameters(index = "0", paramLabel = "DIR", description = "a folder of run files (*.json, *.yaml, *.yml) and training logs "
+            + "(of any name: recognised by content), with runs.yaml describing the logs no run file names")
     Path dir;
 
-    @Option(names = "--format", defaultValue = "json",
-            description = "json (an array of advice objects, in file-name order), or a table ranking the runs by throughput lost: csv, md, html")
-    Format format;
+    @ArgGroup(validate = false, order = 1, heading = "%nRules:%n")
+    CommonOptions.Rules rules = new CommonOptions.Rules();
 
-    @Mixin
-    CommonOptions common;
+    @ArgGroup(validate = false, order = 2, heading = "%nOutput:%n")
+    Out output = new Out();
 
-    @Option(names = "--progress", negatable = true,
-            description = "a progress bar on standard error; by default drawn when standard error is a terminal")
-    Boolean progress;
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "json",
+                description = "${COMPLETION-CANDIDATES}: json is an array of advice objects in file-name order; csv a table "
+                        + "ranking the runs by GPU-hours lost; md and html the fleet report (default: ${DEFAULT-VALUE})")
+        Format format = Format.json;
+
+        @Option(names = "--progress", negatable = true, order = 92,
+                description = "a progress bar with the rate and the time left on standard error (default: drawn when "
+                        + "standard error is a terminal)")
+        Boolean progress;
+    }
 
     /** A folder's description of its logs: log file name -> run-file fields; "defaults" apply to every log. */
     static final String RUNS_FILE = "runs.yaml";
@@ -94,7 +105,9 @@ final class BatchCommand implements Callable<Integer> {
     public Integer call() {
         if (!Files.isDirectory(dir)) throw new SpecException(dir.toString(), null, "a folder of run files and logs");
         // the options and the rules before any file: a bad limit or rule file is refused before the folder is read
-        TrainAdvisor advisor = new TrainAdvisor(common.engine()).withoutLayoutSearch();
+        CommonOptions.Rules rl = rules == null ? new CommonOptions.Rules() : rules;
+        Out o = output == null ? new Out() : output;
+        TrainAdvisor advisor = new TrainAdvisor(rl.engine()).withoutLayoutSearch();
         Boundary boundary = allowOutside ? Boundary.NONE : Boundary.of(dir);
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
@@ -106,10 +119,10 @@ final class BatchCommand implements Callable<Integer> {
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
-        collect(files, ownOutputs(), items, new Failures(failures, err), skipped, boundary);
+        collect(files, ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary);
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
-        Progress progress = new Progress(err, items.size(), showProgress(this.progress, stderrTarget()));
+        Progress progress = new Progress(err, items.size(), showProgress(o.progress, stderrTarget()));
         java.util.function.Consumer<String> warn = w -> {
             progress.clear();
             err.println("warning: " + w);
@@ -119,8 +132,10 @@ final class BatchCommand implements Callable<Integer> {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         java.util.ArrayDeque<Future<Object>> ahead = new java.util.ArrayDeque<>();
         int advised = 0, next = 0;
-        try (java.io.Writer out = Output.open(common.out, spec.commandLine().getOut());
-             FleetStream stream = new FleetStream(FleetStream.Format.valueOf(format.name().toUpperCase(Locale.ROOT)), out)) {
+        FleetStream.Pages pages = o.out == null || !(o.format == Format.md || o.format == Format.html) ? null
+                : new FleetStream.Pages(runPagesFolder(o.out), o.out.getFileName().toString(), o.format.name());
+        try (java.io.Writer out = Output.open(o.out, spec.commandLine().getOut());
+             FleetStream stream = new FleetStream(FleetStream.Format.valueOf(o.format.name().toUpperCase(Locale.ROOT)), out, pages)) {
             for (int i = 0; i < items.size(); i++) {
                 while (next < items.size() && next - i < window(threads)) {
                     Item item = items.get(next++);
@@ -148,7 +163,7 @@ final class BatchCommand implements Callable<Integer> {
             progress.clear();
             stream.finish(failures, skipped);
         } catch (IOException e) {
-            throw new SpecException(common.out == null ? "standard output" : common.out.toString(), null, "a writable output: "
+            throw new SpecException(o.out == null ? "standard output" : o.out.toString(), null, "a writable output: "
                     + e.getMessage());
         } finally {
             pool.shutdownNow();
@@ -196,6 +211,13 @@ final class BatchCommand implements Callable<Integer> {
 
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped) {
         collect(files, outputs, items, failures, skipped, Boundary.NONE);
+    }
+
+    /** report.html -> report-runs: where the run pages of a fleet report written to {@code out} go. */
+    static Path runPagesFolder(Path out) {
+        String name = out.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return out.resolveSibling((dot > 0 ? name.substring(0, dot) : name) + "-runs");
     }
 
     /**
@@ -398,9 +420,12 @@ final class BatchCommand implements Callable<Integer> {
     }
 
     /** What this batch writes: the --out file, and the file standard output is redirected to, if any. */
-    List<Path> ownOutputs() {
+    static List<Path> ownOutputs(Path file) {
         List<Path> out = new ArrayList<>();
-        if (common.out != null) out.add(common.out);
+        if (file != null) {
+            out.add(file);
+            out.add(runPagesFolder(file));
+        }
         String stdout = linkTarget("/proc/self/fd/1");
         if (stdout != null && stdout.startsWith("/") && Files.isRegularFile(Path.of(stdout))) out.add(Path.of(stdout));
         return out;
@@ -452,11 +477,15 @@ final class BatchCommand implements Callable<Integer> {
         return n.endsWith(".json") || n.endsWith(".yaml") || n.endsWith(".yml");
     }
 
-    /** A one-line progress bar on standard error, drawn only on a terminal. */
+    /**
+     * A one-line progress bar on standard error, drawn only on a terminal: the runs done of all, their rate so far and
+     * the time left at that rate, and the run just finished.
+     */
     static final class Progress {
         private final PrintWriter err;
         private final int total;
         private final boolean on;
+        private final long startNanos = System.nanoTime();
         private int done;
 
         Progress(PrintWriter err, int total, boolean on) {
@@ -470,16 +499,31 @@ final class BatchCommand implements Callable<Integer> {
         synchronized void next(String name) {
             if (!on) return;
             long now = System.nanoTime();
-            // redraw at most ten times a second: a bar, not a log
-            if (done > 0 && done + 1 < total && now - lastDrawNanos < 100_000_000L) {
-                done++;
-                return;
-            }
-            lastDrawNanos = now;
-            int width = 30, filled = total == 0 ? width : done * width / total;
-            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " " + name + "\u001B[K");
-            err.flush();
             done++;
+            // redraw at most ten times a second: a bar, not a log
+            if (done > 1 && done < total && now - lastDrawNanos < 100_000_000L) return;
+            lastDrawNanos = now;
+            err.print("\r" + line(done, total, (now - startNanos) / 1e9, name) + "\u001B[K");
+            err.flush();
+        }
+
+        /** "[#######       ] 230/460  41.2 runs/s, 0:06 left  run.yaml": the rate and time left once a run is done. */
+        static String line(int done, int total, double elapsedS, String name) {
+            int width = 30, filled = total == 0 ? width : (int) ((long) done * width / total);
+            StringBuilder b = new StringBuilder("[").append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ")
+                    .append(done).append('/').append(total);
+            if (done > 0 && elapsedS > 0) {
+                double rate = done / elapsedS;
+                b.append(String.format(java.util.Locale.ROOT, "  %.1f runs/s, %s left", rate, clock((total - done) / rate)));
+            }
+            return b.append("  ").append(name).toString();
+        }
+
+        /** Seconds as m:ss, or h:mm:ss from an hour. */
+        static String clock(double seconds) {
+            long s = Math.round(seconds);
+            return s >= 3600 ? String.format(java.util.Locale.ROOT, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+                    : String.format(java.util.Locale.ROOT, "%d:%02d", s / 60, s % 60);
         }
 
         synchronized void clear() {

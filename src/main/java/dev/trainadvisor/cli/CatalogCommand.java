@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-@Command(name = "catalog", mixinStandardHelpOptions = true,
-        description = "Lists GPUs, links, networks, hosts, clusters, models and rules with their sources.")
+@Command(name = "catalog", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Lists GPUs, links, networks, hosts, host optimizers, clusters, models and rules with their sources.",
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK})
 final class CatalogCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -7,33 +7,69 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 
-/** Options every advising command shares: where the report goes, and extra rules with their limits. */
+/** Options several commands share, each in the group of options it belongs to. */
 final class CommonOptions {
-    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
-    Path out;
+    private CommonOptions() {}
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "a folder of extra *.drl rules")
-    Path rules;
+    /** Where the report goes: the base of each command's output group, which adds its own --format. */
+    static class Out {
+        @Option(names = "--out", paramLabel = "FILE", order = 91,
+                description = "write the report to FILE, its folders made (default: standard output)")
+        Path out;
 
-    @Option(names = "--rule-time-limit", paramLabel = "SECONDS",
-            description = "with --rules: the most a run's rules may take, in seconds (default 10)")
-    Double ruleTimeLimit;
-
-    @Option(names = "--rule-firing-limit", paramLabel = "N",
-            description = "with --rules: the most rule firings a run may take (default 100000)")
-    Integer ruleFiringLimit;
-
-    RuleEngine engine() {
-        RuleEngine.Limits d = RuleEngine.Limits.DEFAULT;
-        if (ruleTimeLimit != null && !(ruleTimeLimit > 0 && ruleTimeLimit <= 86_400))
-            throw new SpecException("--rule-time-limit", null, "a number of seconds above 0 and at most 86400, got " + ruleTimeLimit);
-        if (ruleFiringLimit != null && ruleFiringLimit <= 0)
-            throw new SpecException("--rule-firing-limit", null, "a positive number of firings, got " + ruleFiringLimit);
-        RuleEngine.Limits limits = new RuleEngine.Limits(
-                ruleTimeLimit == null ? d.timeMillis() : Math.max(1, Math.round(ruleTimeLimit * 1000)),
-                ruleFiringLimit == null ? d.firings() : ruleFiringLimit);
-        return rules == null ? RuleEngine.builtIn() : RuleEngine.withFolder(rules).withLimits(limits);
+        void write(String text, PrintWriter stdout) { Output.write(text, out, stdout); }
     }
 
-    void write(String text, PrintWriter stdout) { Output.write(text, out, stdout); }
+    /** The cluster and the model of a run that no run file describes (advise --log, search without RUN). */
+    static class ClusterAndModel {
+        @Option(names = "--cluster", paramLabel = "CLUSTER", order = 2, completionCandidates = Candidates.ClusterPresets.class,
+                description = "the cluster: a preset (${COMPLETION-CANDIDATES}) or a JSON/YAML file of its fields; required "
+                        + "where no run file gives it")
+        String cluster;
+
+        @Option(names = "--model", paramLabel = "MODEL", order = 4, completionCandidates = Candidates.ModelPresets.class,
+                description = "the model: a preset (${COMPLETION-CANDIDATES}) or a JSON/YAML file of its fields; required "
+                        + "where no run file gives it and no log prints the model's shape")
+        String model;
+    }
+
+    /** The framework that runs a run no run file describes (a run file gives training.framework). */
+    static class FrameworkChoice {
+        @Option(names = "--framework", paramLabel = "NAME", order = 20, completionCandidates = Candidates.FrameworkNames.class,
+                description = "the framework that runs it (knowledge-base/frameworks): ${COMPLETION-CANDIDATES} (default: "
+                        + "the one a log's format names, else generic)")
+        String framework;
+
+        @Option(names = "--framework-version", paramLabel = "VERSION", order = 21,
+                description = "the framework's version, where its profile has several (default: the profile's default)")
+        String frameworkVersion;
+    }
+
+    /** The rules the advice runs. */
+    static class Rules {
+        @Option(names = "--rules", paramLabel = "DIR", order = 80, description = "a folder of *.drl rules added to the "
+                + "shipped ones (README: \"Your own rules\"; default: the shipped rules alone)")
+        Path rules;
+
+        @Option(names = "--rule-time-limit", paramLabel = "SECONDS", order = 81,
+                description = "with --rules: the most a run's rules may take, in seconds (default: 10)")
+        Double ruleTimeLimit;
+
+        @Option(names = "--rule-firing-limit", paramLabel = "FIRINGS", order = 82,
+                description = "with --rules: the most rule firings a run may take (default: 100000)")
+        Integer ruleFiringLimit;
+
+        /** The shipped rules, or with --rules those and the folder's under the limits; bad limits are input errors. */
+        RuleEngine engine() {
+            RuleEngine.Limits d = RuleEngine.Limits.DEFAULT;
+            if (ruleTimeLimit != null && !(ruleTimeLimit > 0 && ruleTimeLimit <= 86_400))
+                throw new SpecException("--rule-time-limit", null, "a number of seconds above 0 and at most 86400, got " + ruleTimeLimit);
+            if (ruleFiringLimit != null && ruleFiringLimit <= 0)
+                throw new SpecException("--rule-firing-limit", null, "a positive number of firings, got " + ruleFiringLimit);
+            RuleEngine.Limits limits = new RuleEngine.Limits(
+                    ruleTimeLimit == null ? d.timeMillis() : Math.max(1, Math.round(ruleTimeLimit * 1000)),
+                    ruleFiringLimit == null ? d.firings() : ruleFiringLimit);
+            return rules == null ? RuleEngine.builtIn() : RuleEngine.withFolder(rules).withLimits(limits);
+        }
+    }
 }

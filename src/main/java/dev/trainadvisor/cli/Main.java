@@ -6,12 +6,14 @@ import picocli.CommandLine.Command;
 /**
  * {@code java -jar train-advisor.jar <command>}. Exit codes: 0 done; 1 a high-severity cause was
  * found and {@code --fail-on high} asked to fail; 2 bad input (the message names the file, the
- * field and what was expected).
+ * field and what was expected) or bad usage (the option, with a suggestion where one is near).
  */
-@Command(name = "train-advisor", mixinStandardHelpOptions = true, version = "train-advisor 0.1.0",
+@Command(name = "train-advisor", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Tells why an LLM training run is slower than it should be, and what to change.",
         subcommands = {AdviseCommand.class, BatchCommand.class, ParseCommand.class, ValidateCommand.class, SearchCommand.class,
-                CatalogCommand.class})
+                CatalogCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class},
+        footerHeading = "%nSee 'train-advisor help COMMAND' for a command's options.%n",
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.FAIL_ON, ExitCodes.BAD_INPUT})
 public final class Main implements Runnable {
     public static final int OK = 0;
     public static final int HIGH_SEVERITY = 1;
@@ -35,11 +37,53 @@ public final class Main implements Runnable {
     public static int run(String... args) {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> failed(ex, cmd.getErr(), args));
+        cl.setParameterExceptionHandler(Main::usageError);
+        cl.setUsageHelpWidth(USAGE_WIDTH);
+        layout(cl);
         try {
             return cl.execute(args);
         } catch (StackOverflowError | OutOfMemoryError e) {
             return failed(e, cl.getErr(), args);
         }
+    }
+
+    /** Columns of --help where the terminal's width is not known (a wider terminal is used whole). */
+    static final int USAGE_WIDTH = 100;
+
+    /** Every command's help laid out alike: a blank line before its description, its arguments and its options. */
+    static void layout(CommandLine cl) {
+        cl.setUsageHelpAutoWidth(true);
+        cl.getCommandSpec().usageMessage().descriptionHeading("%n").parameterListHeading("%n").optionListHeading("%n")
+                .commandListHeading("%nCommands:%n");
+        for (CommandLine sub : cl.getSubcommands().values()) layout(sub);
+    }
+
+    /**
+     * A command line picocli cannot parse (an unknown or mistyped option, a missing or malformed value): the error in
+     * one line, the nearest options or commands where picocli finds some ("did you mean --format?"), and where the
+     * full usage is, rather than the usage itself; {@link #BAD_INPUT}.
+     */
+    static int usageError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine cmd = ex.getCommandLine();
+        java.io.PrintWriter err = cmd.getErr();
+        CommandLine.Model.CommandSpec spec = cmd.getCommandSpec();
+        String command = spec.qualifiedName();
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            // the first argument not understood, and what it was probably meant to be
+            String arg = u.getUnmatched().get(0);
+            boolean option = arg.startsWith("-") && arg.length() > 1;
+            String name = option && arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            java.util.Collection<String> known = option ? spec.optionsMap().keySet() : spec.subcommands().keySet();
+            err.println("error: " + command + ": unknown " + (option ? "option" : spec.subcommands().isEmpty() ? "argument"
+                    : "command") + " '" + name + "'");
+            java.util.List<String> near = dev.trainadvisor.spec.Names.near(name, known, 2);
+            if (!near.isEmpty()) err.println("did you mean " + String.join(" or ", near) + "?");
+        } else {
+            err.println("error: " + command + ": " + ex.getMessage());
+        }
+        err.println("Run '" + command + " --help' for " + (spec.subcommands().isEmpty() ? "its options." : "the commands."));
+        err.flush();
+        return BAD_INPUT;
     }
 
     /** Prints one line on what went wrong and returns {@link #BAD_INPUT}. */
@@ -62,8 +106,12 @@ public final class Main implements Runnable {
         return BAD_INPUT;
     }
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    /** No command: the usage, as --help prints it. */
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -7,6 +7,7 @@ import dev.trainadvisor.assemble.Logs;
 import dev.trainadvisor.facts.Fmt;
 import dev.trainadvisor.ingest.ParsedLog;
 import dev.trainadvisor.report.Json;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -20,29 +21,35 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 /** {@code parse LOG}: what was read from a training log, an nccl-tests output or an {@code nvidia-smi topo -m} matrix. */
-@Command(name = "parse", mixinStandardHelpOptions = true,
-        description = "What was read from a log: its format, steps, steady-state metrics, the configuration found and "
-                + "format-specific values (nccl-tests bus bandwidth, nvidia-smi topo GPUs and link).")
+@Command(name = "parse", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        description = "What was read from a log: its format (recognised by content), steps, steady-state metrics, the "
+                + "configuration it prints, its history, and format-specific values (nccl-tests bus bandwidth, nvidia-smi "
+                + "topo GPUs and link).",
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.BAD_INPUT})
 final class ParseCommand implements Callable<Integer> {
     enum Format { json, md }
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "LOG", description = "the log file (UTF-8 text)")
+    @Parameters(index = "0", paramLabel = "LOG", description = "a log file (text; a folder: one log per rank)")
     Path log;
 
-    @Option(names = "--format", defaultValue = "json", description = "json or md (default: ${DEFAULT-VALUE})")
-    Format format;
+    @ArgGroup(validate = false, order = 1, heading = "%nOutput:%n")
+    Out output = new Out();
 
-    @Option(names = "--out", paramLabel = "FILE", description = "write here instead of standard output")
-    Path out;
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "json",
+                description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+        Format format = Format.json;
+    }
 
     @Override
     public Integer call() {
         String name = log.toString();
         ParsedLog parsed = Logs.read(log);
-        Output.write(format == Format.md ? markdown(parsed, name) : Json.of(Report.of(parsed)), out, spec.commandLine().getOut());
+        Out o = output == null ? new Out() : output;
+        o.write(o.format == Format.md ? markdown(parsed, name) : Json.of(Report.of(parsed)), spec.commandLine().getOut());
         return Main.OK;
     }
 

@@ -9,8 +9,8 @@ import dev.trainadvisor.search.LayoutSearch;
 import dev.trainadvisor.spec.RunSpec;
 import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.SpecReader;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -22,9 +22,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
-@Command(name = "search", mixinStandardHelpOptions = true,
+@Command(name = "search", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        customSynopsis = {"train-advisor search [SEARCH] [OUTPUT] RUN",
+                "   or: train-advisor search --model MODEL --cluster CLUSTER --gpus N",
+                "                            --global-batch-tokens TOKENS --seq-len TOKENS [SEARCH] [OUTPUT]"},
         description = "The fastest layouts of a run on its GPUs at the same global batch: tensor, pipeline, context, data "
-                + "and expert parallelism, ZeRO, micro-batches and recomputation, each predicted by the step model.")
+                + "and expert parallelism, ZeRO, micro-batches and recomputation, each predicted by the step model.",
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.BAD_INPUT})
 final class SearchCommand implements Callable<Integer> {
     enum Format { md, json, csv }
 
@@ -33,41 +37,77 @@ final class SearchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "RUN", description = "a run file whose layout to improve")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "RUN",
+            description = "a run file whose layout to improve; or leave it out and describe the run with the options below")
     Path run;
 
-    @Option(names = "--top", defaultValue = "5", description = "layouts to list (default 5)")
-    int top;
+    @ArgGroup(validate = false, order = 1, heading = "%nRun (instead of RUN):%n")
+    Described described = new Described();
 
-    @Option(names = "--keep", defaultValue = "global-batch", converter = KeepConverter.class,
-            description = "what stays fixed: global-batch (sequences) or tokens; the same while seq_len is kept")
-    Keep keep;
+    @ArgGroup(validate = false, order = 2, heading = "%nSearch:%n")
+    Knobs knobs = new Knobs();
 
-    @Option(names = "--vary", split = ",", paramLabel = "KNOB",
-            description = "knobs to vary (default all but fp8): tp, pp, virtual_stages, cp, ep, etp, sequence_parallel, zero_stage, micro_batch_size, recompute, offload (the optimizer's states on the host, at ZeRO 3 the parameters too, only where nothing fits without), fp8 (GEMMs in fp8 where the GPU has it; changes the numerics)")
-    List<String> vary;
+    @ArgGroup(validate = false, order = 3, heading = "%nOutput:%n")
+    Out output = new Out();
 
-    @Option(names = "--headroom", defaultValue = "0.05", description = "share of GPU memory a layout must leave free (default 0.05)")
-    double headroom;
-    @Option(names = "--threads", description = "worker threads (default: the processors)") Integer threads;
-    @Option(names = "--format", defaultValue = "md", description = "md (default), json or csv") Format format;
+    /** A run without a run file. */
+    static final class Described extends CommonOptions.FrameworkChoice {
+        @ArgGroup(validate = false, exclusive = false)
+        CommonOptions.ClusterAndModel run = new CommonOptions.ClusterAndModel();
 
-    @Option(names = "--timing", description = "also print how long the search took, on standard error (the output itself "
-            + "stays the same for the same input)")
-    boolean timing;
+        @Option(names = "--gpus", paramLabel = "N", order = 5,
+                description = "how many GPUs, a multiple of the cluster's GPUs per node; required without RUN")
+        Integer gpus;
 
-    @Option(names = "--model", description = "without RUN: a model preset or file") String model;
-    @Option(names = "--cluster", description = "without RUN: a cluster preset or file") String cluster;
-    @Option(names = "--gpus", description = "without RUN: how many GPUs") Integer gpus;
-    @Option(names = "--global-batch-tokens", description = "without RUN: tokens per optimizer step") Long batchTokens;
-    @Option(names = "--seq-len", description = "without RUN: the sequence length") Integer seqLen;
-    @Option(names = "--framework", description = "without RUN: the framework that runs the layouts (a profile of "
-            + "knowledge-base/frameworks: megatron-core, deepspeed, pytorch, ...; default generic)") String framework;
-    @Option(names = "--framework-version", description = "without RUN: its version, where the profile has several")
-    String frameworkVersion;
+        @Option(names = "--global-batch-tokens", paramLabel = "TOKENS", order = 6,
+                description = "tokens per optimizer step, a multiple of --seq-len; required without RUN")
+        Long batchTokens;
 
-    @Mixin
-    CommonOptions common;
+        @Option(names = "--seq-len", paramLabel = "TOKENS", order = 7, description = "tokens a sequence; required without RUN")
+        Integer seqLen;
+    }
+
+    /** What the search varies and keeps. */
+    static final class Knobs {
+        @Option(names = "--top", paramLabel = "K", order = 10, defaultValue = "5",
+                description = "layouts to list, best first (default: ${DEFAULT-VALUE})")
+        int top = 5;
+
+        @Option(names = "--keep", paramLabel = "WHAT", order = 11, defaultValue = "global-batch", converter = KeepConverter.class,
+                completionCandidates = KeepCandidates.class,
+                description = "what stays fixed: ${COMPLETION-CANDIDATES} (sequences, or tokens; the same while seq_len is "
+                        + "kept; default: ${DEFAULT-VALUE})")
+        Keep keep = Keep.global_batch;
+
+        @Option(names = "--vary", split = ",", paramLabel = "KNOB", order = 12, completionCandidates = Candidates.Knobs.class,
+                description = "the knobs to vary, comma-separated: ${COMPLETION-CANDIDATES} (offload: the optimizer's "
+                        + "states on the host, at ZeRO 3 the parameters too, only where nothing fits without; fp8: GEMMs in "
+                        + "fp8 where the GPU has it, which changes the numerics; default: all but fp8)")
+        List<String> vary;
+
+        @Option(names = "--headroom", paramLabel = "SHARE", order = 13, defaultValue = "0.05",
+                description = "the share of GPU memory a layout must leave free, 0 to 1 (default: ${DEFAULT-VALUE})")
+        double headroom = 0.05;
+
+        @Option(names = "--threads", paramLabel = "N", order = 14,
+                description = "worker threads (default: the processors); the result does not depend on them")
+        Integer threads;
+
+        @Option(names = "--timing", order = 15, description = "also print how long the search took, on standard error (the "
+                + "output itself stays the same for the same input; default: off)")
+        boolean timing;
+    }
+
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "md",
+                description = "${COMPLETION-CANDIDATES}: a Markdown table with the Pareto front, {\"layouts\": [...]}, or one "
+                        + "row a layout (default: ${DEFAULT-VALUE})")
+        Format format = Format.md;
+    }
+
+    static final class KeepCandidates implements Iterable<String> {
+        @Override public java.util.Iterator<String> iterator() { return List.of("global-batch", "tokens").iterator(); }
+    }
 
     static final class KeepConverter implements picocli.CommandLine.ITypeConverter<Keep> {
         @Override
@@ -82,29 +122,36 @@ final class SearchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (run != null && (framework != null || frameworkVersion != null))
-            throw new SpecException(framework != null ? "--framework" : "--framework-version", null,
+        Described d = described == null ? new Described() : described;
+        Knobs k = knobs == null ? new Knobs() : knobs;
+        Out o = output == null ? new Out() : output;
+        if (run != null && (d.framework != null || d.frameworkVersion != null))
+            throw new SpecException(d.framework != null ? "--framework" : "--framework-version", null,
                     "no framework option with a run file: it names its framework with training.framework");
-        RunSpec s = run != null ? RunFiles.read(run) : fromFlags();
-        Set<String> knobs = new LinkedHashSet<>(vary == null ? LayoutSearch.DEFAULT_KNOBS : vary);
-        for (String k : knobs)
-            if (!LayoutSearch.KNOBS.contains(k))
-                throw new SpecException("--vary", null, "knobs among " + String.join(", ", LayoutSearch.KNOBS) + ", got '" + k + "'");
-        if (top < 1) throw new SpecException("--top", null, "at least 1, got " + top);
-        if (headroom < 0 || headroom >= 1) throw new SpecException("--headroom", null, "a share from 0 to 1, got " + headroom);
-        if (knobs.contains("fp8") && !s.cluster().gpu().peakTflops().containsKey(dev.trainadvisor.spec.Precision.FP8))
+        CommonOptions.ClusterAndModel cm = d.run == null ? new CommonOptions.ClusterAndModel() : d.run;
+        if (run != null && (cm.model != null || cm.cluster != null || d.gpus != null || d.batchTokens != null || d.seqLen != null))
+            throw new SpecException(run.toString(), null, "a run file or --model, --cluster, --gpus, --global-batch-tokens "
+                    + "and --seq-len, not both: the run file gives its model, cluster and batch");
+        RunSpec s = run != null ? RunFiles.read(run) : fromFlags(d);
+        Set<String> knobNames = new LinkedHashSet<>(k.vary == null ? LayoutSearch.DEFAULT_KNOBS : k.vary);
+        for (String x : knobNames)
+            if (!LayoutSearch.KNOBS.contains(x))
+                throw new SpecException("--vary", null, "knobs among " + String.join(", ", LayoutSearch.KNOBS) + ", got '" + x + "'");
+        if (k.top < 1) throw new SpecException("--top", null, "at least 1, got " + k.top);
+        if (k.headroom < 0 || k.headroom >= 1) throw new SpecException("--headroom", null, "a share from 0 to 1, got " + k.headroom);
+        if (knobNames.contains("fp8") && !s.cluster().gpu().peakTflops().containsKey(dev.trainadvisor.spec.Precision.FP8))
             spec.commandLine().getErr().println("note: --vary fp8: the " + s.cluster().gpu().key()
                     + " has no fp8 tensor cores in the catalogue; fp8 is not searched");
-        LayoutSearch.Options o = new LayoutSearch.Options(top, headroom, Set.copyOf(knobs),
-                threads != null ? threads : Runtime.getRuntime().availableProcessors());
-        LayoutSearch.Result r = LayoutSearch.search(s, o);
-        String text = switch (format) {
-            case md -> SearchReport.markdown(s, r, o, run != null);
+        LayoutSearch.Options opts = new LayoutSearch.Options(k.top, k.headroom, Set.copyOf(knobNames),
+                k.threads != null ? k.threads : Runtime.getRuntime().availableProcessors());
+        LayoutSearch.Result r = LayoutSearch.search(s, opts);
+        String text = switch (o.format) {
+            case md -> SearchReport.markdown(s, r, opts, run != null);
             case json -> Json.of(SearchReport.view(r));
             case csv -> SearchReport.csv(r);
         };
-        common.write(text, spec.commandLine().getOut());
-        if (timing)
+        o.write(text, spec.commandLine().getOut());
+        if (k.timing)
             spec.commandLine().getErr().printf(java.util.Locale.ROOT, "searched %d layouts in %.3f s: %.0f layouts a second, %d timed%n",
                     r.visited(), r.seconds(), r.visited() / Math.max(r.seconds(), 1e-9), r.predicted());
         return Main.OK;
@@ -115,7 +162,11 @@ final class SearchCommand implements Callable<Integer> {
      * the batch divides among the GPUs, tensor parallelism inside a node for the rest and pipeline parallelism beyond
      * it, micro-batch 1. It is where the search starts, not an answer.
      */
-    private RunSpec fromFlags() {
+    private static RunSpec fromFlags(Described given) {
+        CommonOptions.ClusterAndModel cm = given.run == null ? new CommonOptions.ClusterAndModel() : given.run;
+        String model = cm.model, cluster = cm.cluster, framework = given.framework, frameworkVersion = given.frameworkVersion;
+        Integer gpus = given.gpus, seqLen = given.seqLen;
+        Long batchTokens = given.batchTokens;
         if (model == null || cluster == null || gpus == null || batchTokens == null || seqLen == null)
             throw new SpecException("search", null, "a run file (RUN), or all of --model, --cluster, --gpus, "
                     + "--global-batch-tokens and --seq-len");

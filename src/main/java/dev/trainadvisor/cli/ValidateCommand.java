@@ -4,8 +4,8 @@ import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.perf.Validation;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.ReferenceRun;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,8 +18,10 @@ import java.util.concurrent.Callable;
 
 import static dev.trainadvisor.facts.Fmt.num;
 
-@Command(name = "validate", mixinStandardHelpOptions = true,
-        description = "Predicts every published reference run and prints the error per source group and split.")
+@Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+        description = "Predicts every published reference run and prints the error per source group and split, and per "
+                + "kind of run.",
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.BAD_INPUT})
 final class ValidateCommand implements Callable<Integer> {
     enum Format { md, json }
 
@@ -30,20 +32,24 @@ final class ValidateCommand implements Callable<Integer> {
             description = "a reference-run file or folder (default: the shipped knowledge-base/reference-runs)")
     Path file;
 
-    @Option(names = "--format", defaultValue = "md", description = "md (default) or json")
-    Format format;
+    @ArgGroup(validate = false, order = 1, heading = "%nOutput:%n")
+    Out output = new Out();
 
-    @Option(names = "--rows", description = "also list every run")
-    boolean rows;
+    static final class Out extends CommonOptions.Out {
+        @Option(names = "--format", paramLabel = "FORMAT", order = 90, defaultValue = "md",
+                description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+        Format format = Format.md;
 
-    @Mixin
-    CommonOptions common;
+        @Option(names = "--rows", order = 92, description = "also list every run (default: the summaries only)")
+        boolean rows;
+    }
 
     @Override
     public Integer call() {
         List<ReferenceRun> runs = file == null ? ReferenceRun.builtIn() : ReferenceRun.read(file, RunFiles::read);
         Validation.Report report = Validation.of(runs);
-        common.write(format == Format.json ? Json.of(report) : markdown(report, rows), spec.commandLine().getOut());
+        Out o = output == null ? new Out() : output;
+        o.write(o.format == Format.json ? Json.of(report) : markdown(report, o.rows), spec.commandLine().getOut());
         return Main.OK;
     }
 

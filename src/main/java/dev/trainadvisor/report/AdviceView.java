@@ -37,7 +37,7 @@ import java.util.Map;
  * @param summary    observed, predicted, fitted and achievable throughput in one place
  * @param ruledOut   the diagnosis rules that were tested and missed their threshold, with the margin
  */
-public record AdviceView(JsonNode run, FrameworkView framework, String verdict, SummaryView summary, PredictionView prediction, FitView fit,
+public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView> assumed, String verdict, SummaryView summary, PredictionView prediction, FitView fit,
                          ObservedView observed, GapView gap, List<CheckView> implausible, List<DiagnosisView> diagnoses,
                          List<RuledOutView> ruledOut, List<RecommendationView> recommendations) {
 
@@ -52,6 +52,19 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
             return (version == null ? key : key + " " + version) + (namedBy.equals(dev.trainadvisor.spec.Implementation.DEFAULT_ORIGIN)
                     ? " (none named: the layout as ZeRO's paper describes it; set training.framework)"
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? "" : " (named by " + namedBy + ")");
+        }
+    }
+
+    /**
+     * A value of the run that neither its user nor its log gave (spec.Assumption): the run-file field, the value taken,
+     * why (derived from what the log prints, or assumed), and the option of {@code advise --log} that sets it (in a run
+     * file or runs.yaml, the field).
+     */
+    public record AssumedView(String field, Object value, String why, String option) {
+
+        /** "parallel.zero_stage 1 (not given, nor printed by the log; ...; set --zero-stage)", as the reports' headers list it. */
+        public String line() {
+            return field + " " + value + " (" + why + "; set " + option + ")";
         }
     }
 
@@ -175,7 +188,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, String verdict, 
         dev.trainadvisor.spec.Implementation impl = a.run().run().training().implementation();
         FrameworkView framework = new FrameworkView(impl.framework().key(), impl.framework().name(), impl.framework().version(),
                 impl.origin());
-        return new AdviceView(dev.trainadvisor.spec.SpecWriter.write(a.run().cluster(), a.run().run()), framework, verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
+        List<AssumedView> assumed = a.run().run().assumed().stream().map(x -> new AssumedView(x.field(), x.value(), x.why(),
+                x.option())).toList();
+        return new AdviceView(dev.trainadvisor.spec.SpecWriter.write(a.run().cluster(), a.run().run()), framework, assumed, verdict(prediction, gap, implausible, diagnoses, recs), summary, prediction, fit,
                 observed, gap, implausible, diagnoses, a.ruledOut().stream().map(r -> new RuledOutView(r.id(), r.title(),
                 r.rule(), r.seconds(), r.fraction(), r.threshold(), r.margin())).toList(), recs);
     }

@@ -365,36 +365,91 @@ final class Charts {
     }
 
     /** Observed against predicted tokens per GPU per second, one point per run, on log axes with the y = x line. */
-    static String scatter(String id, List<String> names, List<String> anchors, double[] predicted, double[] observed) {
+    /** At most this many runs are named beside their points: the ones furthest outside their prediction interval. */
+    static final int SCATTER_LABELS = 12;
+
+    /**
+     * Up to this many points each carry their run's name as a tip and link to its report; beyond, a point is a plain
+     * dot (40 bytes, not 250) but for the named outliers, so that 10,000 runs stay a chart a browser draws at once.
+     */
+    static final int SCATTER_RICH = 1000;
+
+    /**
+     * Observed against predicted tokens per GPU per second, a point a run ({@code points}: predicted, observed, and the
+     * low and high ratio of its class's prediction interval), linked to its report where {@code links} has a link. The
+     * runs outside their interval are outliers: the {@link #SCATTER_LABELS} furthest out (by the log of how far) are
+     * named beside their points.
+     */
+    static String scatter(String id, List<String> names, List<String> links, List<double[]> points) {
         double min = Double.POSITIVE_INFINITY, max = 0;
         int n = 0;
+        List<Integer> outliers = new java.util.ArrayList<>();
+        double[] outside = new double[names.size()];
         for (int i = 0; i < names.size(); i++) {
-            if (!(observed[i] > 0) || !(predicted[i] > 0)) continue;
-            min = Math.min(min, Math.min(observed[i], predicted[i]));
-            max = Math.max(max, Math.max(observed[i], predicted[i]));
+            double p = points.get(i)[0], o = points.get(i)[1];
+            if (!(o > 0) || !(p > 0)) continue;
+            min = Math.min(min, Math.min(o, p));
+            max = Math.max(max, Math.max(o, p));
             n++;
+            double ratio = o / p, low = points.get(i)[2], high = points.get(i)[3];
+            outside[i] = ratio < low ? Math.log(low / ratio) : ratio > high ? Math.log(ratio / high) : 0;
+            if (outside[i] > 0) outliers.add(i);
         }
         if (n == 0) return "";
+        outliers.sort(java.util.Comparator.<Integer>comparingDouble(i -> -outside[i]).thenComparing(names::get));
+        java.util.Set<Integer> labelled = new java.util.HashSet<>(outliers.subList(0, Math.min(SCATTER_LABELS, outliers.size())));
         double lo = Math.pow(10, Math.floor(Math.log10(min))), hi = Math.pow(10, Math.ceil(Math.log10(max)));
         if (hi / lo < 10) hi = lo * 10;
-        int left = 60, size = 360, top = 12;
+        int left = 60, size = 360, top = 12, room = 170;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<line class=\"ceiling\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
                         + "stroke-dasharray=\"6 3\"/>", lx(lo, lo, hi, left, size), ly(lo, lo, hi, top, size), lx(hi, lo, hi, left, size),
                 ly(hi, lo, hi, top, size)));
         svg.append(text(lx(hi, lo, hi, left, size) - 4, ly(hi, lo, hi, top, size) + 14, "end", "observed = predicted"));
+        StringBuilder labels = new StringBuilder();
+        List<double[]> placed = new java.util.ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            if (!(observed[i] > 0) || !(predicted[i] > 0)) continue;
-            String tip = "<title>" + esc(names.get(i)) + ": observed " + num(observed[i]) + ", predicted " + num(predicted[i])
-                    + " tokens/GPU/s</title>";
-            svg.append("<a href=\"#").append(anchors.get(i)).append("\">").append(marker("circle", lx(predicted[i], lo, hi, left,
-                    size), ly(observed[i], lo, hi, top, size), "#1d4e89", tip)).append("</a>");
+            double p = points.get(i)[0], o = points.get(i)[1];
+            if (!(o > 0) || !(p > 0)) continue;
+            double x = lx(p, lo, hi, left, size), y = ly(o, lo, hi, top, size);
+            String fill = outside[i] > 0 ? "#b3261e" : "#1d4e89";
+            if (n > SCATTER_RICH && !labelled.contains(i)) {
+                // a large fleet: a plain point, its run in the tables; the named outliers keep their tip and link
+                svg.append(String.format(Locale.ROOT, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x, y, fill));
+                continue;
+            }
+            String tip = "<title>" + esc(names.get(i)) + ": observed " + num(o) + ", predicted " + num(p) + " tokens/GPU/s</title>";
+            String mark = marker("circle", x, y, fill, tip);
+            svg.append(links.get(i) == null ? mark : "<a href=\"" + esc(links.get(i)) + "\">" + mark + "</a>");
+            if (labelled.contains(i)) {
+                String name = names.get(i).length() > 28 ? names.get(i).substring(0, 27) + "\u2026" : names.get(i);
+                String label = name + " (x" + num(o / p, 2) + ")";
+                // below the labels already placed that it would cover (10 px type, about 5.5 px a character)
+                double lyy = y + 3, w = label.length() * 5.5;
+                // each move is down, to a placed label's line plus one: at most one move a label placed
+                for (int moves = 0; moves <= placed.size(); moves++) {
+                    double below = lyy;
+                    for (double[] box : placed)
+                        if (x + 6 < box[0] + box[2] && box[0] < x + 6 + w && lyy > box[1] - 11 && lyy < box[1] + 11)
+                            below = Math.max(below, box[1] + 11);
+                    if (below == lyy) break;
+                    lyy = below;
+                }
+                placed.add(new double[]{x + 6, lyy, w});
+                if (lyy != y + 3) labels.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                        + "stroke=\"#888\" stroke-width=\"0.5\"/>", x, y, x + 6, lyy - 3));
+                labels.append(String.format(Locale.ROOT, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>",
+                        x + 6, lyy, esc(label)));
+            }
         }
+        svg.append(labels);
         svg.append(logAxes(left, size, top, size, lo, hi, lo, hi, "predicted tokens per GPU per second",
                 "observed tokens per GPU per second"));
         return figure(id, "scatter", "Observed against predicted throughput", "One point per run that measured its "
-                        + "throughput; points under the dashed line ran slower than the model predicts.", left + size + 40, size + 60,
-                svg.toString(), n, "");
+                        + "throughput plausibly; points under the dashed line ran slower than the model predicts. Red points fall "
+                        + "outside the range 8 in 10 validated runs of their class landed in (" + outliers.size() + " runs); the "
+                        + Math.min(SCATTER_LABELS, outliers.size()) + " furthest out are named, with observed over predicted.",
+                left + size + room, size + 60, svg.toString(), n, "");
     }
 
     /** Horizontal bars, one mark each: lost GPU-hours per cause. */

@@ -3,51 +3,70 @@ package dev.trainadvisor.report;
 import dev.trainadvisor.advice.Advice;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
- * A batch's report written as its runs are advised, in file-name order, holding only what the report's head needs of
- * each run (its ranking row, its name, its predicted and observed throughput): the same bytes as {@link Json#of(List)},
- * {@link BatchTable#csv()}, {@link Markdown#of(Fleet)} and {@link Html#of(Fleet)}, in memory that does not grow with the
- * runs' advice. JSON goes out as each run comes; the fleet reports put the ranking first, so the runs' sections wait in a
- * temporary file until the last run is in.
+ * A batch's report written as its runs are advised, in file-name order, holding of each run only what the fleet's page
+ * needs ({@link Fleet.Entry}): the same bytes as {@link Json#of(List)}, {@link BatchTable#csv()}, {@link Markdown#of(Fleet)}
+ * and {@link Html#of(Fleet)} of the whole fleet, in memory that does not grow with the runs' advice. JSON goes out as
+ * each run comes. The fleet reports keep each run's view only while the runs may still be sections of the page (a fleet
+ * of at most {@link Fleet#INLINE_RUNS} on standard output); written to a file, each run's report is a page of its own,
+ * written as the run comes ({@link Pages}).
  */
 public final class FleetStream implements AutoCloseable {
     public enum Format { JSON, CSV, MD, HTML }
 
+    /**
+     * Where each run's page goes, beside a fleet report written to a file.
+     *
+     * @param folder the folder of the run pages (report.html -> report-runs/)
+     * @param page   the fleet page's own file name, for the run pages' link back
+     * @param ext    "md" or "html"
+     */
+    public record Pages(Path folder, String page, String ext) {}
+
     private final Format format;
     private final Writer out;
-    private final List<BatchTable.Row> rows = new ArrayList<>();
-    private final List<String> names = new ArrayList<>(), files = new ArrayList<>();
-    private double[] predicted = new double[16], observed = new double[16];
+    private final Pages pages;
+    private final List<Fleet.Entry> entries = new ArrayList<>();
+    private final List<AdviceView> views = new ArrayList<>();
     private Json.ArrayStream json;
-    private Path spool;
-    private Writer sections;
-    private int runs;
+    /** The fleet the run pages are written for: its entries do not matter to a run's page, only its folder and page. */
+    private final Fleet pageFleet;
 
-    /** Writes to {@code out}, which the caller closes. */
-    public FleetStream(Format format, Writer out) {
+    /** Writes to {@code out}, which the caller closes; each run's page into {@code pages} (null: one page). */
+    public FleetStream(Format format, Writer out, Pages pages) {
         this.format = format;
         this.out = out;
+        this.pages = format == Format.MD || format == Format.HTML ? pages : null;
         try {
             if (format == Format.JSON) json = new Json.ArrayStream(out);
-            if (format == Format.MD || format == Format.HTML) {
-                spool = Files.createTempFile("train-advisor-batch-", "." + format.name().toLowerCase(java.util.Locale.ROOT));
-                spool.toFile().deleteOnExit();
-                sections = Files.newBufferedWriter(spool, StandardCharsets.UTF_8);
-            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        if (this.pages != null) {
+            try {
+                Files.createDirectories(this.pages.folder());
+            } catch (IOException e) {
+                throw new dev.trainadvisor.input.SpecException(this.pages.folder().toString(), null,
+                        "a writable folder for each run's report: " + e.getMessage());
+            }
+            pageFleet = new Fleet(List.of(), List.of(), List.of(), List.of(), null, null)
+                    .withRunPages(this.pages.folder().getFileName().toString(), this.pages.page());
+        } else {
+            pageFleet = null;
+        }
     }
+
+    /** Writes to {@code out}, the fleet reports as one page. */
+    public FleetStream(Format format, Writer out) { this(format, out, null); }
 
     /** The next run's advice, in file-name order, from {@code file}. */
     public void add(Advice advice, String file) {
@@ -55,43 +74,36 @@ public final class FleetStream implements AutoCloseable {
         try {
             switch (format) {
                 case JSON -> json.add(a);
-                case CSV -> rows.add(BatchTable.row(a, file));
+                case CSV -> entries.add(new Fleet.Entry(null, file, BatchTable.row(a, file), 0, 0, 0, 0, null, 0));
                 case MD, HTML -> {
-                    rows.add(BatchTable.row(a, file));
-                    if (runs == predicted.length) {
-                        predicted = Arrays.copyOf(predicted, 2 * runs);
-                        observed = Arrays.copyOf(observed, 2 * runs);
-                    }
-                    names.add(a.run().path("name").asText());
-                    predicted[runs] = a.prediction().tokensPerGpuPerS();
-                    observed[runs] = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
-                    files.add(file);
-                    sections.write(format == Format.MD ? FleetReport.markdownSection(runs, a) : FleetReport.htmlSection(runs, a, file));
+                    int k = entries.size();
+                    entries.add(Fleet.Entry.of(a, file));
+                    if (pages != null) write(Fleet.runPageName(k, pages.ext()), pageFleet.runPage(a, file, pages.ext()));
+                    else if (entries.size() <= Fleet.INLINE_RUNS) views.add(a);
+                    else views.clear();   // too many to be sections of the page: their reports are not on it
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        runs++;
     }
 
-    /** Writes what waits for the last run: the array's end, the table, or the fleet report's head, sections and glossary. */
+    /** Writes what waits for the last run: the array's end, the table, or the fleet report with its list pages. */
     public void finish(List<Fleet.Failure> failures, List<Fleet.Skipped> skipped) {
         try {
             switch (format) {
                 case JSON -> json.end();
-                case CSV -> out.write(BatchTable.ranked(rows).csv());
+                case CSV -> out.write(BatchTable.ranked(entries.stream().map(Fleet.Entry::row).toList()).csv());
                 case MD, HTML -> {
-                    sections.close();
-                    FleetReport.Summary sum = new FleetReport.Summary(BatchTable.ranked(rows), names, Arrays.copyOf(predicted, runs),
-                            Arrays.copyOf(observed, runs), files, FleetReport.Summary.indexOf(files), List.copyOf(failures),
-                            List.copyOf(skipped));
-                    if (format == Format.MD) out.write(FleetReport.markdownHead(sum));
-                    else out.write(Html.pageStart(FleetReport.TITLE) + FleetReport.htmlHead(sum));
-                    try (Reader in = Files.newBufferedReader(spool, StandardCharsets.UTF_8)) {
-                        in.transferTo(out);
+                    Fleet fleet = Fleet.of(entries, views.size() == entries.size() ? views : List.of(), failures, skipped, null, null);
+                    if (pages != null) fleet = fleet.withRunPages(pages.folder().getFileName().toString(), pages.page());
+                    out.write(format == Format.MD ? Markdown.of(fleet) : Html.of(fleet));
+                    if (pages != null) {
+                        String ext = pages.ext();
+                        java.util.Map<String, String> lists = FleetReport.listPages(fleet, ext);
+                        for (var e : lists.entrySet()) write(e.getKey(), e.getValue());
+                        removeStale(fleet.pageNames(ext));
                     }
-                    out.write(format == Format.MD ? FleetReport.markdownTail() : FleetReport.htmlTail() + Html.pageEnd(FleetReport.SORT_SCRIPT));
                 }
             }
             out.flush();
@@ -100,13 +112,21 @@ public final class FleetStream implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
-        try {
-            if (sections != null) sections.close();
-            if (spool != null) Files.deleteIfExists(spool);
-        } catch (IOException e) {
-            // a temporary file left behind is deleted on exit
+    private void write(String name, String text) throws IOException {
+        Files.writeString(pages.folder().resolve(name), text, StandardCharsets.UTF_8);
+    }
+
+    /** Pages an earlier, larger fleet left in the folder that this one does not write. */
+    private void removeStale(java.util.Set<String> keep) throws IOException {
+        try (Stream<Path> old = Files.list(pages.folder())) {
+            for (Path p : old.toList()) {
+                String name = p.getFileName().toString();
+                if (name.matches("(run-\\d{5}|(lost-totals|lost-rates|implausible|unmeasured)-\\d{3})\\.(html|md)")
+                        && !keep.contains(name)) Files.delete(p);
+            }
         }
     }
+
+    @Override
+    public void close() {}
 }

@@ -38,17 +38,33 @@ public final class Glossary {
             new Term("wall time", "the run's elapsed time over its logged steps, stalls between steps included; a cause seen in the history (a stall, a slowdown) is a share of it, not of the modelled step"),
             new Term("ZeRO", "sharding of optimizer state (1), gradients (2) and weights (3, as FSDP) over the data-parallel ranks"));
 
+    /** The terms only the fleet report uses, after the others in its glossary. */
+    public static final List<Term> FLEET_TERMS = List.of(
+            new Term("GPU-hours lost per hour", "GPUs x (1 - observed / achievable throughput) for a run whose log gives no step count: a rate, ranked apart from the totals and never added to them"),
+            new Term("outlier", "a run whose observed over predicted throughput falls outside the interval of its class; the fleet's scatter draws them red and names the furthest"));
+
     /** The glossary as a Markdown list. */
-    public static String markdown() {
+    public static String markdown() { return markdown(TERMS); }
+
+    static String markdown(List<Term> terms) {
         StringBuilder s = new StringBuilder();
-        for (Term t : TERMS) s.append("- **").append(t.term()).append("**: ").append(t.meaning()).append(".\n");
+        for (Term t : terms) s.append("- **").append(t.term()).append("**: ").append(t.meaning()).append(".\n");
         return s.toString();
     }
 
-    static String html() {
+    static String html() { return html(TERMS); }
+
+    static String html(List<Term> terms) {
         StringBuilder s = new StringBuilder("<section id=\"glossary\"><h2>Glossary</h2>\n<dl>\n");
-        for (Term t : TERMS) s.append("<dt>").append(Html.esc(t.term())).append("</dt><dd>").append(Html.esc(t.meaning()))
+        for (Term t : terms) s.append("<dt>").append(Html.esc(t.term())).append("</dt><dd>").append(Html.esc(t.meaning()))
                 .append(".</dd>\n");
         return s.append("</dl></section>\n").toString();
+    }
+
+    /** The fleet report's glossary: every term, then the fleet's own. */
+    static List<Term> fleet() {
+        List<Term> all = new java.util.ArrayList<>(TERMS);
+        all.addAll(FLEET_TERMS);
+        return all;
     }
 }

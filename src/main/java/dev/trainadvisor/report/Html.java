@@ -36,7 +36,13 @@ public final class Html {
         RunHeader header = RunHeader.of(a.run());
         b.append("<dl class=\"header\"><dt>Cluster</dt><dd>").append(esc(header.cluster())).append("</dd><dt>Model</dt><dd>")
                 .append(esc(header.model())).append("</dd><dt>Layout</dt><dd>").append(esc(header.layout()))
-                .append("</dd><dt>Framework</dt><dd>").append(esc(a.framework().line())).append("</dd></dl>\n");
+                .append("</dd><dt>Framework</dt><dd>").append(esc(a.framework().line())).append("</dd>");
+        if (!a.assumed().isEmpty()) {
+            b.append("<dt>Assumed</dt><dd class=\"assumed\">neither given nor printed by the log:<ul>");
+            for (AdviceView.AssumedView x : a.assumed()) b.append("<li>").append(esc(x.line())).append("</li>");
+            b.append("</ul></dd>");
+        }
+        b.append("</dl>\n");
         AdviceView.DiagnosisView top = a.top();
         b.append("<p class=\"verdict ").append(top == null ? "info" : top.severity()).append("\" id=\"").append(id)
                 .append("-verdict\">").append(esc(a.verdict())).append("</p>\n");

@@ -29,7 +29,12 @@ public final class Markdown {
         RunHeader h = RunHeader.of(run);
         s.append("# train-advisor: ").append(FleetReport.md(run.path("name").asText())).append("\n\n");
         s.append("**Cluster:** ").append(prose(h.cluster())).append("  \n**Model:** ").append(prose(h.model())).append("  \n**Layout:** ")
-                .append(prose(h.layout())).append("  \n**Framework:** ").append(prose(a.framework().line())).append("\n\n");
+                .append(prose(h.layout())).append("  \n**Framework:** ").append(prose(a.framework().line()));
+        if (!a.assumed().isEmpty()) {
+            s.append("  \n**Assumed** (neither given nor printed by the log):");
+            for (AdviceView.AssumedView x : a.assumed()) s.append("  \n- ").append(FleetReport.md(x.line()));
+        }
+        s.append("\n\n");
 
         AdviceView.DiagnosisView top = a.top();
         s.append("> **").append(top == null ? "INFO" : top.severity().toUpperCase(Locale.ROOT)).append(":** ")

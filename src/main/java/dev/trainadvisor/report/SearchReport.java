@@ -93,18 +93,43 @@ public final class SearchReport {
         return s.toString();
     }
 
+    /**
+     * One row a layout, best first (report.Csv): its rank, every run-file key of a layout (empty where a layout leaves
+     * one unset), its predicted throughput, its speedup over the run's own layout (empty without one), step, memory and
+     * what its step is made of.
+     */
     public static String csv(LayoutSearch.Result r) {
-        StringBuilder b = new StringBuilder("rank,");
-        Layout any = r.best().isEmpty() ? null : r.best().get(0).layout();
-        if (any != null) b.append(String.join(",", any.change().asRunFile().keySet()));
-        b.append(",tokens_per_gpu_per_s,tflops_per_gpu,step_time_s,memory_gb,capacity_gb,step_parts\n");
+        List<String> keys = new java.util.ArrayList<>();
+        for (LayoutSearch.Candidate c : r.best())
+            for (String k : c.layout().change().asRunFile().keySet()) if (!keys.contains(k)) keys.add(k);
+        List<String> header = new java.util.ArrayList<>(List.of("rank"));
+        header.addAll(keys);
+        header.addAll(List.of("tokens_per_gpu_per_s", "tflops_per_gpu", "speedup", "step_time_s", "memory_gb", "capacity_gb",
+                "step_parts"));
+        List<List<String>> rows = new java.util.ArrayList<>();
         int i = 1;
         for (LayoutSearch.Candidate c : r.best()) {
-            b.append(i++);
-            for (Object v : c.layout().change().asRunFile().values()) b.append(',').append(v);
-            b.append(',').append(String.format(Locale.ROOT, "%.6g,%.6g,%.6g,%.6g,%.6g,", c.tokensPerGpuPerS(),
-                    c.tflopsPerGpu(), c.stepTimeS(), c.memoryGb(), c.capacityGb())).append(c.bottleneck()).append('\n');
+            List<String> row = new java.util.ArrayList<>(List.of(Integer.toString(i++)));
+            Map<String, Object> layout = c.layout().change().asRunFile();
+            for (String k : keys) row.add(cell(layout.get(k)));
+            for (double x : new double[]{c.tokensPerGpuPerS(), c.tflopsPerGpu()}) row.add(String.format(Locale.ROOT, "%.6g", x));
+            row.add(r.own() == null ? "" : String.format(Locale.ROOT, "%.6g", c.tokensPerGpuPerS() / r.own().tokensPerGpuPerS()));
+            for (double x : new double[]{c.stepTimeS(), c.memoryGb(), c.capacityGb()}) row.add(String.format(Locale.ROOT, "%.6g", x));
+            row.add(c.bottleneck());
+            rows.add(row);
         }
-        return b.toString();
+        return Csv.of(header, rows);
+    }
+
+    /** A run-file value as a cell: empty for none, a number or word as written, an object (an offload) as its JSON. */
+    private static String cell(Object v) {
+        if (v == null) return "";
+        if (v instanceof String || v instanceof Number || v instanceof Boolean) return v.toString();
+        if (v instanceof Enum<?> e) return e.name().toLowerCase(Locale.ROOT);
+        try {
+            return dev.trainadvisor.spec.SpecReader.JSON_MAPPER.writeValueAsString(v);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return v.toString();
+        }
     }
 }

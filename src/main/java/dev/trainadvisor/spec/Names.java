@@ -37,6 +37,18 @@ public final class Names {
         return String.join(", ", out);
     }
 
+    /**
+     * Up to {@code n} names from {@code known} near enough to {@code wanted} to be what was meant (a mistyped option or
+     * command): within an edit distance of a third of its length (at least 2) after {@link #normalize}, nearest first;
+     * none when nothing is that near.
+     */
+    public static List<String> near(String wanted, Collection<String> known, int n) {
+        String w = normalize(wanted);
+        int most = Math.max(2, w.length() / 3);
+        return known.stream().filter(k -> distance(w, normalize(k)) <= most)
+                .sorted(Comparator.<String>comparingInt(k -> distance(w, normalize(k))).thenComparing(k -> k)).limit(n).toList();
+    }
+
     private static boolean overlaps(String w, String k) {
         return !w.isEmpty() && !k.isEmpty() && (k.contains(w) || w.contains(k) && k.length() >= 3);
     }

@@ -14,8 +14,11 @@ public record RunSpec(String name, Cluster cluster, RunMetrics run) {
 
     /** The same run with its log's per-step history in its measurements. */
     public RunSpec withHistory(dev.trainadvisor.history.StepHistory history) {
-        RunMetrics r = run;
-        return new RunSpec(name, cluster, new RunMetrics(r.name(), r.model(), r.parallel(), r.training(),
-                r.measured().withHistory(history)));
+        return new RunSpec(name, cluster, run.withMeasured(run.measured().withHistory(history)));
+    }
+
+    /** The same run, saying which of its values were derived or assumed rather than given (assemble.LogInference). */
+    public RunSpec withAssumed(java.util.List<Assumption> assumed) {
+        return new RunSpec(name, cluster, run.withAssumed(assumed));
     }
 }

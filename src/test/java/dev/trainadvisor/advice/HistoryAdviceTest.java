@@ -46,7 +46,10 @@ class HistoryAdviceTest {
                 v.verdict());
         // the fleet counts what the stall costs: 8 GPUs x (1 - 400 / 550) = 2.18 GPU-hours per hour of running
         BatchTable.Row row = BatchTable.of(List.of(a), List.of("run.yaml")).rows().get(0);
-        assertEquals(8 * (1 - 400.0 / 550), row.lostGpuHours(), 1e-9);
+        assertEquals(8 * (1 - 400.0 / 550), row.lostGpuHoursPerHour(), 1e-9);
+        // the example's metrics give no step count: a rate, not a total
+        assertEquals(BatchTable.Standing.RATE, row.standing());
+        assertTrue(Double.isNaN(row.lostGpuHours()));
         assertEquals("periodic-stall", row.topCause());
     }
 }

@@ -178,6 +178,54 @@ class BatchLogsTest {
         CliTest.assertNoStackTrace(odd.err());
     }
 
+    /**
+     * What advise --log assumed is in the advice a team shares, not only on stderr: JSON assumed, and the md and html
+     * reports' headers, each value with why and the option that sets it; the batch's report names the run-file field.
+     * internlm-1.log prints micro_num=4 and 131072 tokens a step: the micro-batch size is 131072 / 2048 / (4 x dp 8) = 2.
+     */
+    @Test
+    void theValuesAssumedAreInTheAdviceAndTheReportsHeaders(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("internlm-1.log")));
+        String[] args = {"advise", "--log", SAMPLES.resolve("internlm-1.log").toString(), "--cluster", "dgx-a100-80gb", "--model",
+                "internlm-7b", "--seq-len", "2048"};
+        CliTest.Result json = run(args);
+        assertEquals(Main.OK, json.code(), json.err());
+        JsonNode assumed = new ObjectMapper().readTree(json.out()).path("assumed");
+        java.util.Map<String, JsonNode> byField = new java.util.LinkedHashMap<>();
+        for (JsonNode a : assumed) byField.put(a.path("field").asText(), a);
+        assertEquals(java.util.List.of("parallel.tp", "parallel.pp", "training.recompute", "training.precision",
+                "training.micro_batch_size", "parallel.zero_stage"), java.util.List.copyOf(byField.keySet()));
+        assertEquals(2, byField.get("training.micro_batch_size").path("value").asInt());
+        assertTrue(byField.get("training.micro_batch_size").path("why").asText().startsWith("derived: the log's 131072 tokens a step"));
+        assertEquals("--zero-stage", byField.get("parallel.zero_stage").path("option").asText());
+        assertEquals(1, byField.get("parallel.zero_stage").path("value").asInt());
+        assertTrue(byField.get("parallel.zero_stage").path("why").asText().startsWith("not given, nor printed by the log"));
+        for (JsonNode a : assumed) assertTrue(json.err().contains(a.path("field").asText()), "on stderr too: " + a);
+
+        String[] md = java.util.Arrays.copyOf(args, args.length + 2);
+        md[args.length] = "--format";
+        md[args.length + 1] = "md";
+        String report = run(md).out();
+        String header = report.substring(0, report.indexOf("\n\n", report.indexOf("**Framework:**")));
+        assertTrue(header.contains("**Assumed** (neither given nor printed by the log):"), header);
+        assertTrue(header.contains("- parallel.zero_stage 1 (not given, nor printed by the log; the lowest stage at which the run "
+                + "fits the GPUs' memory; set --zero-stage)"), header);
+        assertTrue(header.contains("- parallel.tp 1 (not given, nor printed by the log; set --tp)"), header);
+        md[args.length + 1] = "html";
+        String html = run(md).out();
+        assertTrue(html.contains("<dt>Assumed</dt>") && html.contains("<li>parallel.tp 1 (not given, nor printed by the log; set --tp)</li>"),
+                html.substring(0, Math.min(3000, html.length())));
+
+        // the same log in a batch: the fleet's report says it of that run, with the field a runs.yaml sets
+        Files.copy(SAMPLES.resolve("internlm-1.log"), dir.resolve("internlm-1.log"));
+        Files.writeString(dir.resolve("runs.yaml"), "internlm-1.log: {cluster: dgx-a100-80gb, model: internlm-7b, training: {seq_len: 2048}}\n");
+        CliTest.Result fleet = run("batch", dir.toString(), "--format", "md");
+        assertEquals(Main.OK, fleet.code(), fleet.err());
+        assertTrue(fleet.out().contains("- parallel.tp 1 (not given, nor printed by the log; set parallel.tp)"), fleet.out());
+        // a run file without a log assumed nothing: no such line
+        assertFalse(run("advise", CliTest.PCIE, "--format", "md").out().contains("**Assumed**"));
+    }
+
     /** The command line over the log over the default: --micro-batches replaces micro_num, with a note. */
     @Test
     void theCommandLineWinsOverTheLogAndTheLogOverTheDefault() throws Exception {
@@ -231,22 +279,6 @@ class BatchLogsTest {
             assertEquals("", r.out());
             CliTest.assertNoStackTrace(r.err());
         }
-    }
-
-    @Test
-    void theGlobalBatchIsReadFromTheConfigurationTheStepLinesOrTheTokensPerStep() {
-        java.util.Map<String, Double> none = java.util.Map.of();
-        assertEquals(128, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("megatron", 3, 2, none, null,
-                java.util.Map.of("training.global_batch_size", 128), java.util.Map.of("global_batch_size", 64), java.util.List.of()), 2048)
-                .sequences(), "the printed configuration first");
-        assertEquals(64, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("megatron", 3, 2, none, null,
-                java.util.Map.of(), java.util.Map.of("global_batch_size", 64), java.util.List.of()), 2048).sequences());
-        assertEquals(64, LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("internevo", 3, 2, none, null,
-                java.util.Map.of(), java.util.Map.of("tokens_per_step", 131072), java.util.List.of()), 2048).sequences());
-        assertNull(LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("internevo", 3, 2, none, null,
-                java.util.Map.of(), java.util.Map.of("tokens_per_step", 131073), java.util.List.of()), 2048), "not whole sequences");
-        assertNull(LogRunOptions.globalBatch(new dev.trainadvisor.ingest.ParsedLog("torchtitan", 3, 2, none, null,
-                java.util.Map.of(), java.util.Map.of(), java.util.List.of()), 8192));
     }
 
     // ------------------------------------------------------------------ batch over a folder as a team keeps it
@@ -341,6 +373,40 @@ class BatchLogsTest {
         for (String other : java.util.List.of("report.html", "report.csv", "report.json"))
             assertTrue(md.err().contains("note: skipped " + other + ": a report train-advisor wrote, not a run"), md.err());
         assertTrue(Files.readString(dir.resolve("report.md")).contains("`report.json`: a report train-advisor wrote"));
+    }
+
+    /**
+     * The fleet report written to a file: each run's report a page of its own in FILE-runs/, linked from its row and
+     * linking back; pages of an earlier, larger fleet there are removed, the user's own files left alone.
+     */
+    @Test
+    void theFleetReportWrittenToAFileLinksEachRunsPage(@TempDir Path dir) throws Exception {
+        Path runs = Files.createDirectories(dir.resolve("runs"));
+        for (String f : java.util.List.of(CliTest.NVLINK, CliTest.PCIE, CliTest.PCIE_2NODES))
+            Files.copy(Path.of(f), runs.resolve(Path.of(f).getFileName()));
+        for (String ext : java.util.List.of("html", "md")) {
+            Path out = dir.resolve("out").resolve("fleet." + ext), folder = dir.resolve("out").resolve("fleet-runs");
+            CliTest.Result r = run("batch", runs.toString(), "--format", ext, "--out", out.toString());
+            assertEquals(Main.OK, r.code(), r.err());
+            String fleet = Files.readString(out);
+            for (int i = 1; i <= 3; i++) assertTrue(Files.isRegularFile(folder.resolve("run-0000" + i + "." + ext)), ext + " " + i);
+            // file-name order: internlm-7b-nvlink-1node, -pcie-1node, -pcie-2nodes
+            String page = Files.readString(folder.resolve("run-00002." + ext));
+            assertTrue(page.contains("internlm-7b-pcie-1node") && page.contains("intra-node-bandwidth"), page.substring(0, 300));
+            if (ext.equals("html")) {
+                assertTrue(fleet.contains("<a href=\"fleet-runs/run-00002.html\">internlm-7b-pcie-1node</a>"), fleet);
+                assertTrue(page.contains("<a href=\"../fleet.html\">Back to the fleet</a>"));
+            } else {
+                assertTrue(fleet.contains("[internlm-7b-pcie-1node](fleet-runs/run-00002.md)"), fleet);
+                assertTrue(page.startsWith("[Back to the fleet](../fleet.md)"));
+            }
+            assertFalse(fleet.contains("<a id=\"run-1\"></a>") || fleet.contains("id=\"run-1\""), "the runs' reports are not on the page");
+            Files.writeString(folder.resolve("run-00009." + ext), "a page of a larger fleet");
+            Files.writeString(folder.resolve("notes.txt"), "mine");
+            assertEquals(Main.OK, run("batch", runs.toString(), "--format", ext, "--out", out.toString()).code());
+            assertFalse(Files.exists(folder.resolve("run-00009." + ext)));
+            assertEquals("mine", Files.readString(folder.resolve("notes.txt")));
+        }
     }
 
     @Test

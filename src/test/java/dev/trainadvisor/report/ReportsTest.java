@@ -34,14 +34,16 @@ class ReportsTest {
         List<Advice> a = advice();
         BatchTable t = BatchTable.of(a, FILES);
         for (int i = 1; i < t.rows().size(); i++)
-            assertTrue(t.rows().get(i - 1).lostGpuHours() >= t.rows().get(i).lostGpuHours(), t.rows().toString());
+            assertTrue(t.rows().get(i - 1).lostGpuHoursPerHour() >= t.rows().get(i).lostGpuHoursPerHour(), t.rows().toString());
         for (BatchTable.Row r : t.rows()) {
             Advice x = a.get(FILES.indexOf(r.file()));
             double best = x.recommendations().stream().filter(rec -> rec.sameMath())
                     .mapToDouble(rec -> rec.speedup()).max().orElse(1);
             double lost = Math.max(0, Math.max(1 - x.observed().tflopsHouse() / x.expected().tflopsPerGpu(), 1 - 1 / best));
-            assertEquals(8 * (FILES.indexOf(r.file()) == 2 ? 2 : 1) * lost, r.lostGpuHours(), 1e-9, r.file());
+            assertEquals(8 * (FILES.indexOf(r.file()) == 2 ? 2 : 1) * lost, r.lostGpuHoursPerHour(), 1e-9, r.file());
             assertTrue(Double.isNaN(r.hours()), "the examples log no step count: counted per hour of running");
+            assertEquals(BatchTable.Standing.RATE, r.standing());
+            assertTrue(Double.isNaN(r.lostGpuHours()), "a rate is no total: " + r);
         }
         assertEquals(List.of("internlm-7b-pcie-2nodes.yaml", "internlm-7b-pcie-1node.yaml", "internlm-7b-nvlink-1node.yaml"),
                 t.rows().stream().map(BatchTable.Row::file).toList());
@@ -50,7 +52,7 @@ class ReportsTest {
         assertEquals("nvlink-nodes", pcie.bestRemedy());
         assertEquals(8, pcie.gpus());
         // NVLink nodes at x1.99: 8 x (1 - 1 / 1.99) = 3.98 GPU-hours per hour
-        assertEquals(3.98, pcie.lostGpuHours(), 0.02);
+        assertEquals(3.98, pcie.lostGpuHoursPerHour(), 0.02);
         // the prediction-only loss is kept beside it: the PCIe run is 4% above its prediction
         assertEquals(0, pcie.lostFraction(), 1e-12);
     }
@@ -66,6 +68,7 @@ class ReportsTest {
         // 1000 steps x 7.2 s = 2 hours
         assertEquals(2.0, r.hours(), 1e-9);
         assertEquals(2.0 * r.lostGpuHoursPerHour(), r.lostGpuHours(), 1e-9);
+        assertEquals(BatchTable.Standing.TOTAL, r.standing());
     }
 
     @Test
@@ -75,10 +78,10 @@ class ReportsTest {
         assertEquals(1 + FILES.size(), lines.length);
         assertTrue(lines[0].startsWith("run,file,gpus,gpu,model,observed_tokens_per_gpu_per_s"), lines[0]);
         BatchTable.Row odd = new BatchTable.Row("a,b", "x\"y.yaml", 1, "g", "m", 1, 2, 0.5, 0.5, 0.1, "c", "high", 0.2, "", Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, BatchTable.Standing.RATE);
         String csv = new BatchTable(List.of(odd)).csv().split("\n")[1];
         assertTrue(csv.startsWith("\"a,b\",\"x\"\"y.yaml\",1,"), csv);
-        assertTrue(csv.endsWith(",,,,,,,,"), "no remedy, no speedup, no hours: empty fields: " + csv);
+        assertTrue(csv.endsWith(",,,,,,,,,rate"), "no remedy, no speedup, no hours: empty fields: " + csv);
     }
 
     @Test
@@ -121,9 +124,42 @@ class ReportsTest {
     @Test
     void theReadmeCarriesTheReportsGlossary() throws Exception {
         String readme = java.nio.file.Files.readString(Path.of("README.md"));
-        for (String line : Glossary.markdown().split("\n")) assertTrue(readme.contains(line), "README lacks: " + line);
+        for (String line : Glossary.markdown(Glossary.fleet()).split("\n")) assertTrue(readme.contains(line), "README lacks: " + line);
         // and every term is one line, defined
         for (Glossary.Term t : Glossary.TERMS) assertTrue(t.meaning().length() > 20 && !t.meaning().contains("\n"), t.term());
+    }
+
+    /**
+     * The scatter names the 12 runs furthest outside their interval, and where names would cover each other it puts
+     * them one under the other: 20 runs at one spot (a fleet of copies) get 12 names on 12 lines, the rest none.
+     */
+    @Test
+    void theScatterNamesTheFurthestOutliersWithoutStackingTheirNames() {
+        List<String> names = new java.util.ArrayList<>(), links = new java.util.ArrayList<>();
+        List<double[]> points = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            names.add(String.format("run-%02d", i));
+            links.add(null);
+            // observed half the prediction, against an interval of 0.9-1.1: all outside, run-00 to run-19 equally far
+            points.add(new double[]{1000, 500, 0.9, 1.1});
+        }
+        names.add("inside");
+        links.add(null);
+        points.add(new double[]{1000, 1000, 0.9, 1.1});
+        String svg = Charts.scatter("s", names, links, points);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<text class=\"label\" x=\"[0-9.]+\" y=\"([0-9.]+)\"[^>]*>([^<]*)</text>")
+                .matcher(svg);
+        List<Double> ys = new java.util.ArrayList<>();
+        List<String> named = new java.util.ArrayList<>();
+        while (m.find()) {
+            ys.add(Double.parseDouble(m.group(1)));
+            named.add(m.group(2));
+        }
+        assertEquals(12, named.size(), svg);
+        assertEquals("run-00 (x0.5)", named.get(0), "the name and observed over predicted");
+        assertFalse(named.stream().anyMatch(n -> n.startsWith("inside")));
+        for (int i = 1; i < ys.size(); i++) assertEquals(11, ys.get(i) - ys.get(i - 1), 1e-6, "a line each: " + ys);
+        assertEquals(20, (svg.split("fill=\"#b3261e\"", -1).length - 1), "every outlier red");
     }
 
     /** Every term the one-run report's headings and tables lean on is in its glossary. */
