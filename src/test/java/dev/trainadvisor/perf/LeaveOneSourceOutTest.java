@@ -97,28 +97,35 @@ class LeaveOneSourceOutTest {
     }
 
     /**
-     * Nothing a group measured reaches its own out-of-source prediction or its band: the torchtitan runs made to read
-     * 30% faster leave their predictions and coverage as they were, while the other groups', fitted with them, move.
+     * Nothing a group measured reaches its own out-of-source prediction or its band: with the torchtitan runs made to
+     * read 30% faster, their predictions and refit stay as they were, while the other groups', fitted with them, move.
+     * On five groups (torchtitan, NeMo long-sequence, Consumer GPUs, Narayanan 2021, IBM fms-fsdp), so that it runs in
+     * seconds; the bookkeeping is the same as on all.
      */
     @Test
     void aGroupsOwnMeasurementsNeverReachItsOutOfSourcePrediction() {
         String held = "torchtitan";
-        List<Calibration.Row> rows = new ArrayList<>();
-        for (ReferenceRun r : RUNS)
-            if (ObservedThroughput.of(r.spec().cluster(), r.spec().run()).measured())
-                rows.add(new Calibration.Row(r, r.sourceGroup().equals(held) ? 1.3 : 1.0));
-        LeaveOneSourceOut.Report moved = LeaveOneSourceOut.ofRows(rows);
+        java.util.Set<String> groups = java.util.Set.of(held, "NeMo long-sequence (CP)", "Consumer GPUs (RTX 3090/4090)",
+                "Megatron-LM (Narayanan 2021)", "IBM fms-fsdp (PyTorch FSDP)");
+        List<Calibration.Row> plain = new ArrayList<>(), faster = new ArrayList<>();
+        for (ReferenceRun r : RUNS) {
+            if (!groups.contains(r.sourceGroup()) || !ObservedThroughput.of(r.spec().cluster(), r.spec().run()).measured()) continue;
+            plain.add(new Calibration.Row(r));
+            faster.add(new Calibration.Row(r, r.sourceGroup().equals(held) ? 1.3 : 1.0));
+        }
+        LeaveOneSourceOut.Report before = LeaveOneSourceOut.ofRows(plain), moved = LeaveOneSourceOut.ofRows(faster);
+        assertEquals(groups.size(), before.groups().size());
         boolean othersMoved = false;
-        for (int i = 0; i < REPORT.rows().size(); i++) {
-            Validation.Row before = REPORT.rows().get(i), after = moved.rows().get(i);
-            assertEquals(before.id(), after.id());
-            if (before.sourceGroup().equals(held)) {
-                assertEquals(before.tokensPredicted(), after.tokensPredicted(), 0.0, before.id());
-                assertEquals(before.tokensObserved() * 1.3, after.tokensObserved(), 1e-9 * after.tokensObserved());
-            } else othersMoved |= before.tokensPredicted() != after.tokensPredicted();
+        for (int i = 0; i < before.rows().size(); i++) {
+            Validation.Row a = before.rows().get(i), b = moved.rows().get(i);
+            assertEquals(a.id(), b.id());
+            if (a.sourceGroup().equals(held)) {
+                assertEquals(a.tokensPredicted(), b.tokensPredicted(), 0.0, a.id());
+                assertEquals(a.tokensObserved() * 1.3, b.tokensObserved(), 1e-9 * b.tokensObserved());
+            } else othersMoved |= a.tokensPredicted() != b.tokensPredicted();
         }
         assertTrue(othersMoved, "the groups fitted with the torchtitan rows see them");
-        LeaveOneSourceOut.Group a = group(REPORT, held), b = group(moved, held);
+        LeaveOneSourceOut.Group a = group(before, held), b = group(moved, held);
         assertEquals(a.constants(), b.constants());
         assertNotEquals(a.coverage(), b.coverage(), "30% faster runs leave the band they were inside");
     }

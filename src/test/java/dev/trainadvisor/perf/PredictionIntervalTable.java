@@ -28,7 +28,7 @@ public final class PredictionIntervalTable {
         ObjectNode root = m.createObjectNode();
         root.put("description", "Observed over predicted tokens/GPU/s on the tune rows of knowledge-base/reference-runs, "
                 + "each predicted out of source (every fitted constant refitted without the row's source group, "
-                + "validate --leave-out source), by the class of run (perf.RunClass: what bounds the step, the family, 256 GPUs or more), at the 10th, "
+                + "validate --leave-out source) and each source group weighing the same, by the class of run (perf.RunClass: what bounds the step, the family, 256 GPUs or more), at the 10th, "
                 + "50th and 90th percentiles; a class with fewer than " + PredictionInterval.MIN_ROWS + " rows is left out "
                 + "and borrows the broader class's. Written by src/test/java/dev/trainadvisor/perf/PredictionIntervalTable.java, "
                 + "checked current by PredictionIntervalTest.");
