@@ -40,7 +40,8 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * Calibrated together with {@link #ELEMENTWISE_TRAFFIC}, {@link #COMPILED_ELEMENTWISE_TRAFFIC},
      * {@link #TRITON_SPEED_OVER_FA2} and {@link #RING_ATTENTION_OVERHEAD} on the "tune" rows of
      * knowledge-base/reference-runs (162 rows; the rows marked excluded left out): the optimum of the mean squared log
-     * error of tokens/GPU/s by coordinate descent (src/test/java/dev/trainadvisor/perf/Calibrate.java; rms 0.075).
+     * error of tokens/GPU/s by coordinate descent ({@link Calibration#fit}, which src/test/java/dev/trainadvisor/perf/Calibrate.java
+     * runs and validate --leave-out source repeats without each source group; rms 0.075).
      * The "holdout" rows, the InternLM-issue ones among them, were not used and check that it generalizes (README,
      * "Calibration"). 0.825 while the attention kernels had one flat rate per GPU; 0.85 since they run at their
      * measured curves (knowledge-base/attention-kernels.json).
@@ -95,7 +96,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * The extra time of ring attention's remote steps over the same work in one kernel call ({@link #ringFactor}).
      * Calibrated on the tune rows with context parallelism (NeMo long-sequence, Transformer Engine's p2p ring, cp 2-16;
      * torchtitan, PyTorch's ring attention, cp 2-8) together with {@link #TRAINING_FRACTION_OF_BENCHMARK} and
-     * {@link #ELEMENTWISE_TRAFFIC} (src/test/java/dev/trainadvisor/perf/Calibrate.java): with the attention kernels
+     * {@link #ELEMENTWISE_TRAFFIC} ({@link Calibration#fit}): with the attention kernels
      * timed by their measured single-call curves, the CP rows ran slower than the same kernel on the whole sequence,
      * by an amount that grows as (cp - 1) / cp.
      */
