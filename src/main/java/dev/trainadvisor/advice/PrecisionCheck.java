@@ -21,7 +21,8 @@ import java.util.List;
  * lower one's, three times nearer in log terms. The gap's floor is set above the slowest cause of the H200 Trainer runs
  * (src/test/resources/logs/h200-trainer): eager attention runs 1.48x the model's step at FlashAttention's, and an
  * input pipeline of 15 ms a sample 1.16x; their fp32 run, 6.9x. The fit's band is the model's spread on the validated
- * rows of the slowest class, widened: 8 in 10 land within 0.92-1.08 (knowledge-base/prediction-intervals.json), and a
+ * rows, widened: 8 in 10 land within 0.90-1.08 for dense compute-bound runs and 0.90-1.16 over every class, predicted
+ * out of source (knowledge-base/prediction-intervals.json), and a
  * fp32 run's GEMMs run on CUDA cores, which the catalogue's efficiency curves do not calibrate.
  */
 final class PrecisionCheck {

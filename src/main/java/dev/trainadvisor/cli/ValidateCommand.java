@@ -1,6 +1,8 @@
 package dev.trainadvisor.cli;
 
 import dev.trainadvisor.assemble.RunFiles;
+import dev.trainadvisor.perf.Calibration;
+import dev.trainadvisor.perf.LeaveOneSourceOut;
 import dev.trainadvisor.perf.Validation;
 import dev.trainadvisor.report.Json;
 import dev.trainadvisor.spec.ReferenceRun;
@@ -25,6 +27,8 @@ import static dev.trainadvisor.facts.Fmt.num;
 final class ValidateCommand implements Callable<Integer> {
     enum Format { md, json }
 
+    enum LeaveOut { source }
+
     @Spec
     CommandSpec spec;
 
@@ -44,13 +48,67 @@ final class ValidateCommand implements Callable<Integer> {
         boolean rows;
     }
 
+    @Option(names = "--leave-out", paramLabel = "SOURCE", order = 10,
+            description = "${COMPLETION-CANDIDATES}: also refit every fitted constant without each source group and predict "
+                    + "the group with it (leave one source out), with the 80%% interval's coverage on held-out sources "
+                    + "(default: today's table alone)")
+    LeaveOut leaveOut;
+
     @Override
     public Integer call() {
         List<ReferenceRun> runs = file == null ? ReferenceRun.builtIn() : ReferenceRun.read(file, RunFiles::read);
         Validation.Report report = Validation.of(runs);
         Out o = output == null ? new Out() : output;
-        o.write(o.format == Format.json ? Json.of(report) : markdown(report, o.rows), spec.commandLine().getOut());
+        String out;
+        if (leaveOut == null) out = o.format == Format.json ? Json.of(report) : markdown(report, o.rows);
+        else {
+            LeaveOneSourceOut.Report loso = LeaveOneSourceOut.of(runs);
+            out = o.format == Format.json ? Json.of(new WithLeaveOut(report, loso))
+                    : markdown(report, o.rows) + "\n" + markdown(loso);
+        }
+        o.write(out, spec.commandLine().getOut());
         return Main.OK;
+    }
+
+    /** The JSON of validate --leave-out source: today's report and the leave-one-source-out one. */
+    record WithLeaveOut(Validation.Report validation, LeaveOneSourceOut.Report leaveOneSourceOut) {}
+
+    static String markdown(LeaveOneSourceOut.Report r) {
+        StringBuilder s = new StringBuilder();
+        s.append("Leave one source out: the fitted constants (").append(String.join(", ", Calibration.NAMES))
+                .append(") refitted on the tune rows of the other groups, each group's runs predicted with its refit; ")
+                .append("the 80% interval of each run read off the other groups' out-of-source errors.\n\n");
+        s.append("| source group | runs | MAPE shipped | bias | MAPE out of source | bias | fitted on | constants refitted | inside 80% interval |\n");
+        s.append("|---|---:|---:|---:|---:|---:|---:|---|---:|\n");
+        for (LeaveOneSourceOut.Group g : r.groups()) {
+            s.append("| ").append(g.group()).append(" | ").append(g.outOfSource().rows()).append(" | ")
+                    .append(pct(g.shipped().tokensMape())).append(" | ").append(signedPct(g.shipped().tokensBias())).append(" | ")
+                    .append(pct(g.outOfSource().tokensMape())).append(" | ").append(signedPct(g.outOfSource().tokensBias()))
+                    .append(" | ").append(g.fittedOn()).append(" | ").append(constants(g.constants())).append(" | ")
+                    .append(coverage(g.coverage())).append(" |\n");
+        }
+        s.append("| overall | ").append(r.outOfSource().rows()).append(" | ").append(pct(r.shipped().tokensMape()))
+                .append(" | ").append(signedPct(r.shipped().tokensBias())).append(" | ").append(pct(r.outOfSource().tokensMape()))
+                .append(" | ").append(signedPct(r.outOfSource().tokensBias())).append(" | ").append(r.allTune().rows())
+                .append(" | ").append(constants(r.allTune().constants())).append(" | ").append(coverage(r.coverage()))
+                .append(" |\n\n");
+        s.append("Shipped constants: ").append(constants(Calibration.SHIPPED)).append("; refitted on every tune row: ")
+                .append(constants(r.allTune().constants())).append(" (the overall row's). Root mean square of ln(predicted / observed) ")
+                .append("tokens/GPU/s on the tune rows: ").append(String.format(Locale.ROOT, "%.4f", r.rmsShipped()))
+                .append(" with the shipped constants, ").append(String.format(Locale.ROOT, "%.4f", r.rmsOutOfSource()))
+                .append(" out of source.\n");
+        return s.toString();
+    }
+
+    static String constants(Calibration.Constants c) {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < Calibration.NAMES.size(); i++)
+            s.append(i == 0 ? "" : " / ").append(java.math.BigDecimal.valueOf(c.get(i)).stripTrailingZeros().toPlainString());
+        return s.toString();
+    }
+
+    static String coverage(LeaveOneSourceOut.Coverage c) {
+        return c.inside() + " of " + c.rows() + (c.rows() == 0 ? "" : " (" + String.format(Locale.ROOT, "%.0f%%", 100 * c.share()) + ")");
     }
 
     static String markdown(Validation.Report r, boolean rows) {

@@ -40,7 +40,8 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * Calibrated together with {@link #ELEMENTWISE_TRAFFIC}, {@link #COMPILED_ELEMENTWISE_TRAFFIC},
      * {@link #TRITON_SPEED_OVER_FA2} and {@link #RING_ATTENTION_OVERHEAD} on the "tune" rows of
      * knowledge-base/reference-runs (162 rows; the rows marked excluded left out): the optimum of the mean squared log
-     * error of tokens/GPU/s by coordinate descent (src/test/java/dev/trainadvisor/perf/Calibrate.java; rms 0.075).
+     * error of tokens/GPU/s by coordinate descent ({@link Calibration#fit}, which src/test/java/dev/trainadvisor/perf/Calibrate.java
+     * runs and validate --leave-out source repeats without each source group; rms 0.075).
      * The "holdout" rows, the InternLM-issue ones among them, were not used and check that it generalizes (README,
      * "Calibration"). 0.825 while the attention kernels had one flat rate per GPU; 0.85 since they run at their
      * measured curves (knowledge-base/attention-kernels.json).
@@ -95,7 +96,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * The extra time of ring attention's remote steps over the same work in one kernel call ({@link #ringFactor}).
      * Calibrated on the tune rows with context parallelism (NeMo long-sequence, Transformer Engine's p2p ring, cp 2-16;
      * torchtitan, PyTorch's ring attention, cp 2-8) together with {@link #TRAINING_FRACTION_OF_BENCHMARK} and
-     * {@link #ELEMENTWISE_TRAFFIC} (src/test/java/dev/trainadvisor/perf/Calibrate.java): with the attention kernels
+     * {@link #ELEMENTWISE_TRAFFIC} ({@link Calibration#fit}): with the attention kernels
      * timed by their measured single-call curves, the CP rows ran slower than the same kernel on the whole sequence,
      * by an amount that grows as (cp - 1) / cp.
      */
@@ -132,10 +133,15 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * taken at FlashAttention-2's rate there: its lead is measured on Hopper only.
      */
     public static double attentionKernelSpeed(AttentionKernel k) {
+        return attentionKernelSpeed(k, Calibration.SHIPPED);
+    }
+
+    /** {@link #attentionKernelSpeed(AttentionKernel)} with the fitted constants {@code c} (Triton's speed is one). */
+    static double attentionKernelSpeed(AttentionKernel k, Calibration.Constants c) {
         return switch (k) {
             case FA2, CUDNN -> 1.0;
             case FA1 -> FA1_SPEED_OVER_FA2;
-            case TRITON -> TRITON_SPEED_OVER_FA2;
+            case TRITON -> c.triton();
             case FA3 -> FA3_SPEED_OVER_FA2;
             case UNFUSED, MATH, EAGER -> 1.0;   // no fused kernel: timed by Roofline at a GEMM rate instead
         };
@@ -143,18 +149,29 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
 
     /** The expected efficiencies of a run on its GPU: its GEMMs, and its attention kernel at its sequence length. */
     public static Efficiency defaults(Gpu gpu, RunMetrics run) {
-        double attention = attentionBenchmarkFraction(gpu, run.training(), run.parallel()) * TRAINING_FRACTION_OF_BENCHMARK;
-        double traffic = run.training().elementwiseKernels() == ElementwiseKernels.COMPILED
-                ? COMPILED_ELEMENTWISE_TRAFFIC : ELEMENTWISE_TRAFFIC;
-        return new Efficiency(gemmFraction(gpu), attention, HBM_FRACTION, OVERLAP_FRACTION, traffic);
+        return defaults(gpu, run, Calibration.SHIPPED);
+    }
+
+    /**
+     * {@link #defaults(Gpu, RunMetrics)} with the constants fitted on published runs replaced by {@code c}: what the
+     * model would expect had it been calibrated on other runs (Calibration, validate --leave-out source).
+     */
+    public static Efficiency defaults(Gpu gpu, RunMetrics run, Calibration.Constants c) {
+        double attention = attentionBenchmarkFraction(gpu, run.training(), run.parallel(), c) * c.inStep();
+        double traffic = run.training().elementwiseKernels() == ElementwiseKernels.COMPILED ? c.compiled() : c.traffic();
+        return new Efficiency(gemmFraction(gpu, c.inStep()), attention, HBM_FRACTION, OVERLAP_FRACTION, traffic);
     }
 
     /** The GEMMs' expected fraction of the bf16 peak inside a step: the GPU's MAMF over peak, times the in-step share. */
     public static double gemmFraction(Gpu gpu) {
+        return gemmFraction(gpu, TRAINING_FRACTION_OF_BENCHMARK);
+    }
+
+    private static double gemmFraction(Gpu gpu, double inStep) {
         double peak = gpu.peakTflops(Precision.BF16);
         double mamf = Double.isNaN(gpu.mamfTflopsBf16()) ? DEFAULT_GEMM_FRACTION
                 : Math.min(1.0, gpu.mamfTflopsBf16() / peak);
-        return mamf * TRAINING_FRACTION_OF_BENCHMARK;
+        return mamf * inStep;
     }
 
     /**
@@ -163,7 +180,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * GPU's FlashAttention-2 fraction times the kernel's speed over it. Without flash the attention runs at the GEMM
      * rate (Roofline) and this is only reported.
      */
-    static double attentionBenchmarkFraction(Gpu gpu, Training t, Parallel p) {
+    static double attentionBenchmarkFraction(Gpu gpu, Training t, Parallel p, Calibration.Constants c) {
         KernelCurve curve = t.flashAttention()
                 ? Catalog.builtIn().attentionCurve(gpu.architecture(), t.attentionKernel()) : null;
         double kernel;
@@ -171,9 +188,9 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
             kernel = curve.at((double) t.seqLen() / p.cp());
         } else {
             double fa2 = Double.isNaN(gpu.attentionFraction()) ? ATTENTION_FRACTION : gpu.attentionFraction();
-            kernel = fa2 * (t.flashAttention() ? attentionKernelSpeed(t.attentionKernel()) : 1.0);
+            kernel = fa2 * (t.flashAttention() ? attentionKernelSpeed(t.attentionKernel(), c) : 1.0);
         }
-        return kernel / ringFactor(p.cp());
+        return kernel / ringFactor(p.cp(), c.ring());
     }
 
     /**
@@ -182,7 +199,11 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * followed by the correction of the running output and softmax statistics.
      */
     public static double ringFactor(int cp) {
-        return 1 + RING_ATTENTION_OVERHEAD * (cp - 1) / cp;
+        return ringFactor(cp, RING_ATTENTION_OVERHEAD);
+    }
+
+    private static double ringFactor(int cp, double overhead) {
+        return 1 + overhead * (cp - 1) / cp;
     }
 
     public Efficiency withGemm(double f) {

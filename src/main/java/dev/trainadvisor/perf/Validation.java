@@ -36,11 +36,20 @@ public final class Validation {
     public record Report(List<Row> rows, List<Summary> summaries, List<Summary> kinds) {}
 
     public static Row row(ReferenceRun r) {
+        return row(r, StepModel.predict(r.spec().cluster(), r.spec().run()));
+    }
+
+    /** The row of {@code r} predicted as {@code p} (by other constants than the shipped ones: Calibration). */
+    public static Row row(ReferenceRun r, StepPrediction p) {
+        ObservedThroughput o = ObservedThroughput.of(r.spec().cluster(), r.spec().run());
+        return row(r, p, o.tokensPerGpuPerS(), o.source() == null ? null : o.source().key());
+    }
+
+    /** The row of {@code r} predicted as {@code p}, against {@code tokensObserved} read from {@code observedFrom}. */
+    static Row row(ReferenceRun r, StepPrediction p, double tokensObserved, String observedFrom) {
         var c = r.spec().cluster();
         RunMetrics run = r.spec().run();
-        ObservedThroughput o = ObservedThroughput.of(c, run);
-        StepPrediction p = StepModel.predict(c, run);
-        double err = p.tokensPerGpuPerS() / o.tokensPerGpuPerS() - 1;
+        double err = p.tokensPerGpuPerS() / tokensObserved - 1;
         FlopsConvention conv = FlopsConvention.parse(run.measured().tflopsConvention());
         double tObs = run.measured().tflopsPerGpu();
         double tPred = Double.NaN, tErr = Double.NaN;
@@ -48,7 +57,7 @@ public final class Validation {
             tPred = p.tokensPerGpuPerS() * ConventionFlops.perToken(conv, run.model(), run.training()) / 1e12;
             tErr = tPred / tObs - 1;
         }
-        return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), o.source() == null ? null : o.source().key(), o.tokensPerGpuPerS(), p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
+        return new Row(r.id(), r.sourceGroup(), r.split(), r.excluded(), observedFrom, tokensObserved, p.tokensPerGpuPerS(), err, conv == null ? null : conv.key,
                 tObs, tPred, tErr, c.gpus(), RunClass.of(c, run, p));
     }
 

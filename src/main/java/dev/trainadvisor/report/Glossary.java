@@ -19,7 +19,7 @@ public final class Glossary {
             new Term("GPU-hours lost", "GPUs x hours of running x (1 - observed / achievable throughput): what the run would save at the throughput the model says it can reach"),
             new Term("HFU", "hardware FLOPs utilisation: like MFU but counting recomputed forwards"),
             new Term("house", "train-advisor's own FLOP count per token (matmuls of every layer, causal attention counted half, the logits), the same for every framework, so runs compare"),
-            new Term("interval", "the range 8 in 10 validated published runs of the same kind landed in, around the prediction"),
+            new Term("interval", "the range 8 in 10 validated published runs of the same kind landed in, around the prediction, each run predicted with the constants fitted without its own source and each source counted once"),
             new Term("MAMF", "maximum achievable matmul FLOPS: the best bf16 GEMM rate measured on the GPU (Bekman's mamf-finder), below the datasheet peak"),
             new Term("MFU", "model FLOPs utilisation: house FLOPs per second over the GPU's dense bf16 peak (PaLM, appendix B)"),
             new Term("micro-batch", "the sequences one GPU runs forward and backward at a time; micro-batches per step accumulate gradients"),

@@ -78,7 +78,8 @@ public final class Html {
         if (o != null && !Double.isNaN(o.tokensPerGpuPerS())) b.append("Observed: ").append(esc(o.relation())).append(". ");
         if (a.gap() != null) b.append(esc(Markdown.relative(a.gap().observedOverPredicted()))).append(' ');
         if (p.interval() != null) b.append("The predicted range is where 8 in 10 of the ").append(p.interval().rows())
-                .append(" validated runs of its class (").append(esc(p.interval().basis())).append(") landed. ");
+                .append(" validated runs of its class (").append(esc(p.interval().basis()))
+                .append(") landed, each predicted without its own source, each source counted once. ");
         b.append("Achievable: what the best recommendation that keeps the optimisation predicts.</p>\n");
     }
 

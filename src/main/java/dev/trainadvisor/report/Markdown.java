@@ -64,7 +64,7 @@ public final class Markdown {
         if (iv != null) s.append(" Predicted range: ").append(num(iv.tflopsPerGpu()[0])).append("-")
                 .append(num(iv.tflopsPerGpu()[1])).append(" TFLOPS (").append(num(iv.tokensPerGpuPerS()[0])).append("-")
                 .append(num(iv.tokensPerGpuPerS()[1])).append(" tokens/GPU/s), where 8 in 10 of the ").append(iv.rows())
-                .append(" validated runs of its class (").append(iv.basis()).append(") landed.");
+                .append(" validated runs of its class (").append(iv.basis()).append(") landed, each predicted without its own source, each source counted once.");
         s.append("\n\n");
 
         if (fit != null) {

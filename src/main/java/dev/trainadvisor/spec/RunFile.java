@@ -111,12 +111,13 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                         p.dp()) ? p.bucketMb() : null, p.gradReduceEveryMicroBatch(),
                 p.moeDispatcher() != MoeDispatcher.ALLTOALL ? p.moeDispatcher() : null, p.moeA2aOverlap() ? Boolean.TRUE : null);
         Training t = run.training();
-        boolean kernelDerived = t.flashAttention() ? t.attentionKernel() == AttentionKernel.FA2
-                : t.attentionKernel() != AttentionKernel.MATH;
+        // a value is left out only where reading the file back derives the same one: the framework's own default for
+        // the GPU (PyTorch's SDPA runs cuDNN on Hopper, so a run that names fa2 there must keep saying it)
+        boolean kernelDerived = t.attentionKernel() == RunResolver.derivedAttention(t.framework(), c.gpu(), t.flashAttention());
         TrainingPart training = new TrainingPart(t.seqLen(), t.microBatchSize(), t.microBatches(), t.recompute(),
                 t.recompute() == Recompute.FULL && t.recomputeFraction() != 1.0 ? t.recomputeFraction() : null,
                 t.precision(), t.gradReducePrecision(), t.flashAttention(), kernelDerived ? null : t.attentionKernel(),
-                t.elementwiseKernels() != ElementwiseKernels.FUSED ? t.elementwiseKernels() : null,
+                t.elementwiseKernels() != RunResolver.derivedElementwise(t.framework()) ? t.elementwiseKernels() : null,
                 t.cudaGraphs() ? Boolean.TRUE : null,
                 t.precision() == Precision.FP8 && t.fp8Recipe() != Fp8Recipe.DELAYED ? t.fp8Recipe() : null,
                 t.implementation(), t.offload().any() ? t.offload() : null,

@@ -173,13 +173,10 @@ final class RunResolver {
         if (t.recomputeFraction() != null && rc != Recompute.FULL)
             throw error(file, "training.recompute_fraction", "recompute: full with it (the share of layers that recompute in "
                     + "full); recompute is " + rc.key());
-        AttentionKernel profiled = fw.attentionKernel(gpu.architecture());
-        if (profiled != null && !runs(profiled, gpu)) profiled = null;
+        AttentionKernel profiled = profiledAttention(fw, gpu);
         boolean flash = t.flashAttention() != null ? t.flashAttention()
                 : t.attentionKernel() != null || profiled == null || profiled.flash();
-        AttentionKernel kernel = t.attentionKernel() != null ? t.attentionKernel()
-                : profiled != null && profiled.flash() == flash ? profiled
-                : flash ? AttentionKernel.FA2 : fw.attentionWithoutFlash();
+        AttentionKernel kernel = t.attentionKernel() != null ? t.attentionKernel() : derivedAttention(fw, gpu, flash);
         if (kernel.flash() != flash)
             throw error(file, "training.attention_kernel", flash
                     ? "a fused kernel (fa2, fa1, triton, fa3, cudnn) with flash_attention true; " + kernel.name().toLowerCase(Locale.ROOT)
@@ -188,9 +185,7 @@ final class RunResolver {
         Fp8Recipe recipe = t.fp8Recipe() != null ? t.fp8Recipe() : Fp8Recipe.DELAYED;
         if (t.fp8Recipe() != null && p != Precision.FP8)
             throw error(file, "training.fp8_recipe", "precision: fp8 with it (the recipe scales fp8 tensors); precision is " + p.key());
-        ElementwiseKernels elementwise = t.elementwiseKernels() != null ? t.elementwiseKernels()
-                : fw.elementwiseKernels() != null && fw.elementwiseKernels().value() != null ? fw.elementwiseKernels().value()
-                : ElementwiseKernels.FUSED;
+        ElementwiseKernels elementwise = t.elementwiseKernels() != null ? t.elementwiseKernels() : derivedElementwise(fw);
         Offload offload = t.offload() != null ? t.offload() : Offload.NONE;
         checkOffload(offload, or(par.zeroStage(), 0), fw, file);
         return new Training(t.seqLen(), t.microBatchSize(), mb, rc, p, gr, flash, fraction, kernel, elementwise,
@@ -238,6 +233,25 @@ final class RunResolver {
     }
 
     /** Whether the GPU runs the kernel: FlashAttention-3 needs Hopper (checkAgainstGpu refuses it elsewhere). */
+    /** The attention kernel the framework's profile runs on the GPU's architecture, or null (none, or not on it). */
+    private static AttentionKernel profiledAttention(Framework fw, Gpu gpu) {
+        AttentionKernel profiled = fw.attentionKernel(gpu.architecture());
+        return profiled != null && runs(profiled, gpu) ? profiled : null;
+    }
+
+    /** The attention kernel a run file that names none runs, with flash attention on or off. */
+    static AttentionKernel derivedAttention(Framework fw, Gpu gpu, boolean flash) {
+        AttentionKernel profiled = profiledAttention(fw, gpu);
+        return profiled != null && profiled.flash() == flash ? profiled
+                : flash ? AttentionKernel.FA2 : fw.attentionWithoutFlash();
+    }
+
+    /** The element-wise kernels a run file that names none runs: its framework's, else hand-fused. */
+    static ElementwiseKernels derivedElementwise(Framework fw) {
+        return fw.elementwiseKernels() != null && fw.elementwiseKernels().value() != null ? fw.elementwiseKernels().value()
+                : ElementwiseKernels.FUSED;
+    }
+
     private static boolean runs(AttentionKernel k, Gpu gpu) {
         return k != AttentionKernel.FA3 || "Hopper".equals(gpu.architecture());
     }

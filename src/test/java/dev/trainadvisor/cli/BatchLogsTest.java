@@ -2,6 +2,7 @@ package dev.trainadvisor.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.trainadvisor.spec.ElementwiseKernels;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,6 +66,11 @@ class BatchLogsTest {
         assertFalse(missing.err().contains("\tat "), missing.err());
     }
 
+    /** The training of the run an advice prints, read back as a run file. */
+    static dev.trainadvisor.spec.Training readBack(JsonNode advice) {
+        return new dev.trainadvisor.spec.SpecReader().read(advice.path("run"), "printed run").run().training();
+    }
+
     @Test
     void theKernelsOfALogRunComeFromTheCommandLine() throws Exception {
         assumeTrue(Files.exists(SAMPLES.resolve("torchtitan-1.log")));
@@ -76,16 +82,20 @@ class BatchLogsTest {
         CliTest.Result r = run(eager);
         assertEquals(Main.OK, r.code(), r.err());
         JsonNode a = new ObjectMapper().readTree(r.out());
-        assertEquals("eager", a.path("run").path("training").path("elementwise_kernels").asText());
+        // the run the advice prints reads back as the run advised: eager is torchtitan's own default, so it need not
+        // be written; fused is not, so it must be
+        assertEquals(ElementwiseKernels.EAGER, readBack(a).elementwiseKernels());
         String[] fusedArgs = java.util.Arrays.copyOf(base, base.length + 2);
         fusedArgs[base.length] = "--elementwise-kernels";
         fusedArgs[base.length + 1] = "fused";
         CliTest.Result fused = run(fusedArgs);
-        assertTrue(new ObjectMapper().readTree(fused.out()).path("run").path("training").path("elementwise_kernels").isMissingNode());
+        JsonNode f = new ObjectMapper().readTree(fused.out());
+        assertEquals("fused", f.path("run").path("training").path("elementwise_kernels").asText());
+        assertEquals(ElementwiseKernels.FUSED, readBack(f).elementwiseKernels());
         // without the option the log's framework decides: torchtitan runs RMSNorm, SwiGLU and RoPE as PyTorch ops unless
         // compiled (knowledge-base/frameworks/torchtitan.json), and the advice says which framework the log named
         JsonNode byLog = new ObjectMapper().readTree(run(base).out());
-        assertEquals("eager", byLog.path("run").path("training").path("elementwise_kernels").asText());
+        assertEquals(ElementwiseKernels.EAGER, readBack(byLog).elementwiseKernels());
         assertEquals("torchtitan", byLog.path("framework").path("key").asText());
         assertEquals("the log's format (torchtitan)", byLog.path("framework").path("named_by").asText());
         assertTrue(a.path("prediction").path("step_time_s").asDouble()

@@ -43,6 +43,22 @@ class RunChangeTest {
         }
     }
 
+    /**
+     * Every published run too, whose kernels the frameworks' own defaults would change if a written-back file left
+     * them out: IBM's H100 runs name fa2 where PyTorch's profile runs cuDNN on Hopper, TinyLlama names fused
+     * element-wise kernels where PyTorch's default is eager (issue 21: the remedies' baseline priced them wrong).
+     */
+    @Test
+    void everyPublishedRunWrittenBackResolvesToTheSameRun() {
+        for (ReferenceRun r : ReferenceRun.builtIn()) {
+            RunSpec s = r.spec();
+            RunSpec again = RunFile.of(s.cluster(), s.run()).resolve("again", s.run().measured());
+            assertEquals(s.run().training().attentionKernel(), again.run().training().attentionKernel(), r.id());
+            assertEquals(s.run().training().elementwiseKernels(), again.run().training().elementwiseKernels(), r.id());
+            assertTrue(s.run().equals(again.run()), r.id());
+        }
+    }
+
     @Test
     void moreNodesDeriveTheDataParallelGroupsAgain() {
         // the example pins dp 8 and zero_group_size 8 on one node of 8; on 2 nodes both follow the 16 GPUs
