@@ -161,8 +161,11 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
     /** The expected efficiencies of a run on its GPU: its GEMMs, and its attention kernel at its sequence length. */
     public static Efficiency defaults(Gpu gpu, RunMetrics run) {
         double attention = attentionBenchmarkFraction(gpu, run.training(), run.parallel()) * TRAINING_FRACTION_OF_BENCHMARK;
-        double traffic = run.training().elementwiseKernels() == ElementwiseKernels.COMPILED
-                ? COMPILED_ELEMENTWISE_TRAFFIC : ELEMENTWISE_TRAFFIC;
+        Training t = run.training();
+        Double own = t.elementwiseKernels() == ElementwiseKernels.FUSED && t.framework() != null
+                ? t.framework().fusedElementwiseTraffic() : null;   // a hand-written trainer's own kernels
+        double traffic = t.elementwiseKernels() == ElementwiseKernels.COMPILED ? COMPILED_ELEMENTWISE_TRAFFIC
+                : own != null ? own : ELEMENTWISE_TRAFFIC;
         return new Efficiency(gemmFraction(gpu), attention, HBM_FRACTION, OVERLAP_FRACTION, traffic);
     }
 
