@@ -66,11 +66,12 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             }
         }
         double wave = gemmFlops > 0 ? waveFlops / gemmFlops : 1;
-        // the framework's modelling code, run eagerly, may keep up with the GPU at its own pace (its profile's
-        // host_launches, measured); compiled or replayed from graphs the launches are Inductor's or the graph's
+        // the framework's own code may keep up with the GPU at its own pace (its profile's host_launches, measured:
+        // Python modelling code run eagerly, or a C++ trainer's launches); compiled or replayed from graphs the
+        // launches are Inductor's or the graph's
         dev.trainadvisor.spec.Framework.Fact<dev.trainadvisor.spec.Framework.HostLaunches> own = t.framework().hostLaunches();
         boolean ownPace = own != null && own.value() != null && !t.cudaGraphs()
-                && t.elementwiseKernels() == dev.trainadvisor.spec.ElementwiseKernels.EAGER;
+                && t.elementwiseKernels() != dev.trainadvisor.spec.ElementwiseKernels.COMPILED;
         double perLaunch = t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH
                 : ownPace ? own.value().secondsPerLaunch() : Overheads.HOST_SECONDS_PER_LAUNCH;
         double host = launches * perLaunch;

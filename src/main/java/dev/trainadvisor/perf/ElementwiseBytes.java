@@ -109,7 +109,14 @@ final class ElementwiseBytes {
     }
 
     /** Logits in bf16 read, upcast to fp32, softmax and its gradient: about 20 bytes per vocabulary entry and token. */
-    static double crossEntropyPerToken(Model m, Parallel p) {
-        return 20.0 * m.vocab() / p.tp();
+    static final double CROSS_ENTROPY_BYTES_PER_LOGIT = 20.0;
+
+    /**
+     * The loss's bytes per token: {@link #CROSS_ENTROPY_BYTES_PER_LOGIT} per vocabulary entry, or the framework's own
+     * (its profile's cross_entropy_bytes: a fused classifier).
+     */
+    static double crossEntropyPerToken(Model m, Parallel p, Training t) {
+        Double own = t.framework() == null ? null : t.framework().crossEntropyBytesPerLogit();
+        return (own != null ? own : CROSS_ENTROPY_BYTES_PER_LOGIT) * m.vocab() / p.tp();
     }
 }

@@ -77,7 +77,7 @@ public final class StepOperations {
         out.add(m.tiedEmbeddings() ? new Operation(logits.name(), logits.kind(), false, logits.flops(), 0, logits.m(),
                 logits.n(), 1, 0, 1, 3) : logits);
         // logits read in bf16, upcast to fp32, softmax and its gradient: a third of the bytes forward, two in backward
-        out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p) / 3,
+        out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p, t) / 3,
                 KernelLaunches.CROSS_ENTROPY_FORWARD, KernelLaunches.CROSS_ENTROPY_BACKWARD));
         return java.util.Collections.unmodifiableList(out);
     }

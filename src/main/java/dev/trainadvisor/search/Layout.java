@@ -54,11 +54,14 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 microBatches, recompute, recomputeFraction, precision, o);
     }
 
-    /** The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on. */
+    /**
+     * The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on; how its experts'
+     * tokens move (the dispatcher, the all-to-alls' overlap) as the run has it.
+     */
     public RunMetrics apply(RunMetrics run) {
         Parallel b = run.parallel();
         Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, dp, virtualStages, true, true,
-                b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch());
+                b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch(), b.moeDispatcher(), b.moeA2aOverlap());
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,

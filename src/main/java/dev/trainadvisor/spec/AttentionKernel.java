@@ -7,12 +7,24 @@ package dev.trainadvisor.spec;
  * through memory: {@link #UNFUSED} (the default) or {@link #MATH}.
  */
 public enum AttentionKernel {
-    /** FlashAttention-2, also what PyTorch SDPA's flash backend runs (the default). */
+    /** FlashAttention-2 (flash-attn 2.x), also what PyTorch SDPA's flash backend runs since PyTorch 2.2 (the default). */
     FA2,
-    /** FlashAttention (v1, Dao et al. 2022). */
+    /**
+     * FlashAttention (v1, Dao et al. 2022: flash-attn 0.x and 1.x), also what PyTorch SDPA's flash backend ran before
+     * PyTorch 2.2 ("scaled_dot_product_attention (SDPA) now supports FlashAttention-2", v2.2.0 release notes).
+     */
     FA1,
-    /** FlashAttention written in Triton (MPT / llm-foundry {@code attn_impl: triton}). */
+    /**
+     * FlashAttention written in Triton as 2023 training code ran it: MPT / llm-foundry {@code attn_impl: triton}
+     * (llmfoundry/models/layers/flash_attn_triton.py, Tri Dao's kernel after Triton's tutorial) on the pre-MLIR Triton
+     * compiler llm-foundry pinned up to v0.3.0 (triton-pre-mlir, whose sm_90 fork emits Ampere's mma.sync on Hopper).
+     */
     TRITON,
+    /**
+     * PyTorch's FlexAttention (torch.nn.attention.flex_attention under torch.compile): FlashAttention-2's algorithm as
+     * kernels Triton generates for the mask, with Hopper's wgmma where the GPU has it (torchtitan's default attention).
+     */
+    FLEX,
     /** FlashAttention-3, Hopper only. */
     FA3,
     /**

@@ -135,9 +135,18 @@ public final class Catalog {
         Map<String, KernelCurve> curves = new LinkedHashMap<>();
         for (JsonNode c : read("knowledge-base/attention-kernels.json").get("curves")) {
             AttentionKernel.valueOf(c.get("kernel").asText().toUpperCase(java.util.Locale.ROOT));   // a known kernel
+            String at = c.get("architecture").asText() + "/" + c.get("kernel").asText();
+            JsonNode b = c.path("build");
+            if (!b.path("package").isTextual() || !b.path("version").isTextual())
+                throw new IllegalStateException("knowledge-base/attention-kernels.json: curve " + at
+                        + ": field build: expected {\"package\": ..., \"version\": ...}, the build that was timed");
             KernelCurve curve = new KernelCurve(c.get("architecture").asText(), c.get("kernel").asText(),
-                    numbers(c.get("seq_len")), numbers(c.get("fraction")), c.path("source").asText());
-            curves.put(curve.architecture() + "/" + curve.kernel(), curve);
+                    numbers(c.get("seq_len")), numbers(c.get("fraction")), c.path("source").asText(),
+                    new KernelCurve.Build(b.get("package").asText(), b.get("version").asText()));
+            if (curves.put(at, curve) != null)
+                throw new IllegalStateException("knowledge-base/attention-kernels.json: curve " + at
+                        + ": a second curve for the same architecture and kernel; expected one (the build the kernel's"
+                        + " run-file name means)");
         }
         for (JsonNode c : read("knowledge-base/gemm-efficiency.json").get("curves")) {
             KernelCurve curve = new KernelCurve(c.get("architecture").asText(), "gemm", numbers(c.get("k")),

@@ -20,7 +20,8 @@ public record Framework(String key, String name, String version, String versionD
                         Fact<Double> hostSecondsPerStep, Fact<FlopsConvention> flopsConvention,
                         List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload,
                         Fact<Amp> amp, Fact<LayerLaunches> layerLaunches, Fact<Double> compiledAttentionSlowdown,
-                        Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches) {
+                        Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches,
+                        Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes) {
 
     /**
      * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
@@ -91,6 +92,24 @@ public record Framework(String key, String name, String version, String versionD
     /** How it offloads: its profile's, {@link Offloads#DEFAULT} where the profile says nothing; null where it cannot. */
     public Offloads offloads() {
         return offload == null ? Offloads.DEFAULT : offload.value();
+    }
+
+    /**
+     * The bytes its fused element-wise kernels move over the model's minimal count (its profile's
+     * {@code elementwise_traffic}), where it states one: hand-written kernels that fuse each chain into one pass; null
+     * where the profile says nothing (perf.Efficiency's factor for frameworks' fused kernels applies).
+     */
+    public Double fusedElementwiseTraffic() {
+        return elementwiseTraffic == null ? null : elementwiseTraffic.value();
+    }
+
+    /**
+     * Bytes its loss moves per token and vocabulary entry, forward and backward together (its profile's
+     * {@code cross_entropy_bytes}), where it states them: a fused classifier that reads the logits once and writes their
+     * gradient in place; null where the profile says nothing (perf.ElementwiseBytes' PyTorch count applies).
+     */
+    public Double crossEntropyBytesPerLogit() {
+        return crossEntropyBytes == null ? null : crossEntropyBytes.value();
     }
 
     /** The framework's name and version as the advice prints it: "InternEvo (InternLM) 2023". */

@@ -126,7 +126,8 @@ public final class Frameworks {
             "versions", "zero", "bucket", "bf16_gradient_flag", "attention_kernel", "attention_kernel_by_architecture",
             "elementwise_kernels",
             "host_seconds_per_step", "flops_convention", "offload", "amp", "layer_launches",
-            "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "notes", "$comment");
+            "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "elementwise_traffic",
+            "cross_entropy_bytes", "notes", "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
@@ -210,17 +211,23 @@ public final class Frameworks {
                 strings(raw.path("named_by").path("log_formats")), strings(raw.path("named_by").path("tflops_conventions")),
                 fact(top, "offload", Frameworks::offloads, false), fact(top, "amp", Frameworks::amp, false),
                 fact(top, "layer_launches", Frameworks::layerLaunches, false),
-                fact(top, "compiled_attention_slowdown", n -> {
-                    if (!n.isNumber() || !(n.asDouble() >= 1) || n.asDouble() > 10)
-                        throw new IllegalArgumentException("a factor from 1 to 10");
-                    return n.asDouble();
-                }, false),
+                fact(top, "compiled_attention_slowdown", number(1, 10, "a factor from 1 to 10"), false),
                 fact(top, "attention_kernel_without_flash", n -> {
                     AttentionKernel k = enumOf(AttentionKernel.class).apply(n);
                     if (k.flash()) throw new IllegalArgumentException("unfused, math or eager (a kernel without flash)");
                     return k;
                 }, false),
-                fact(top, "host_launches", Frameworks::hostLaunches, false));
+                fact(top, "host_launches", Frameworks::hostLaunches, false),
+                fact(top, "elementwise_traffic", number(1, 10, "a factor over the minimal bytes, from 1 to 10"), false),
+                fact(top, "cross_entropy_bytes", number(2, 100, "bytes per token and vocabulary entry, from 2 to 100"), false));
+    }
+
+    /** A number from {@code lo} to {@code hi}, else {@code expected} as the message. */
+    private static Function<JsonNode, Double> number(double lo, double hi, String expected) {
+        return n -> {
+            if (!n.isNumber() || !(n.asDouble() >= lo) || n.asDouble() > hi) throw new IllegalArgumentException(expected);
+            return n.asDouble();
+        };
     }
 
     /** {@code {seconds_per_launch, overlap_power}}. */

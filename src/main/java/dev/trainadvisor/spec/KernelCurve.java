@@ -8,8 +8,24 @@ package dev.trainadvisor.spec;
  * @param kernel   what it measures: an attention kernel's run-file name ("fa2", "cudnn"), or "gemm"
  * @param size     the measured sizes, increasing
  * @param fraction the efficiency at each
+ * @param build    the build that was timed (an attention curve always names one: the same kernel runs at different
+ *                 rates as built by different packages, versions and compilers); null for the GEMM curves
  */
-public record KernelCurve(String architecture, String kernel, double[] size, double[] fraction, String source) {
+public record KernelCurve(String architecture, String kernel, double[] size, double[] fraction, String source,
+                          Build build) {
+
+    /**
+     * The build a curve was measured with: the package that holds the kernel, and its version (a release, or a commit
+     * and its date, with how it was compiled where that decides the instructions it runs).
+     */
+    public record Build(String pkg, String version) {
+        @Override public String toString() { return pkg + " " + version; }
+    }
+
+    /** A curve with no build named (the GEMM curves). */
+    public KernelCurve(String architecture, String kernel, double[] size, double[] fraction, String source) {
+        this(architecture, kernel, size, fraction, source, null);
+    }
 
     /** Interpolated linearly in log(size); held flat beyond the measured ends. */
     public double at(double x) {

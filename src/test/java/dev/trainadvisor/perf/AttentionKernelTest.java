@@ -110,7 +110,7 @@ class AttentionKernelTest {
     @Test
     void anUnknownKernelNamesTheChoices() {
         SpecException e = assertThrows(SpecException.class, () -> read("dgx-a100-80gb", Map.of("attention_kernel", "xformers")));
-        assertTrue(e.getMessage().contains("[fa2, fa1, triton, fa3, cudnn, unfused, math, eager]") && e.getMessage().contains("'xformers'"), e.getMessage());
+        assertTrue(e.getMessage().contains("[fa2, fa1, triton, flex, fa3, cudnn, unfused, math, eager]") && e.getMessage().contains("'xformers'"), e.getMessage());
     }
 
     @Test
