@@ -24,6 +24,13 @@ public final class GeneratedFiles {
             return;
         }
         String committed = Files.exists(file) ? Files.readString(file) : "";
-        assertEquals(now, committed, file + " is not what the code gives now: regenerate it with " + how);
+        if (now.equals(committed)) return;
+        // name the first line that differs rather than print both files whole
+        String[] want = now.split("\n", -1), have = committed.split("\n", -1);
+        int i = 0;
+        while (i < want.length && i < have.length && want[i].equals(have[i])) i++;
+        assertEquals(i < want.length ? want[i] : "(end of file)", i < have.length ? have[i] : "(end of file)",
+                file + " is not what the code gives now (first difference at line " + (i + 1) + "): regenerate it with " + how);
+        assertEquals(now, committed, file + " differs: regenerate it with " + how);
     }
 }
