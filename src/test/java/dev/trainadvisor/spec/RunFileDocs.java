@@ -88,7 +88,7 @@ final class RunFileDocs {
                 is assumed and listed in the advice (`assumed`, [advice-json.md](advice-json.md)). A run file that names no
                 log takes the defaults below and assumes nothing. `batch DIR` also reads `DIR/runs.yaml`: a mapping of log
                 file names to the run-file keys that describe each log (any of the keys below but `log:`), plus
-                `defaults:` that apply to every log of the folder ([README](../README.md#a-folder-of-past-runs)).
+                `defaults:` that apply to every log of the folder ([README](../README.md#3-a-folder-of-past-runs)).
 
                 A complete run file, [`examples/internlm-7b-pcie-1node.yaml`](../examples/internlm-7b-pcie-1node.yaml):
 
