@@ -3,7 +3,7 @@
 # `java -Xmx512m -jar target/train-advisor.jar parse`, under /usr/bin/time -v. Prints the size, the wall time, MB/s
 # (1e6 bytes) and the maximum resident set size. Targets: at least 100 MB/s, a 512 MB heap enough.
 #
-# The log is a realistic mix, in the line formats of shared/samples/logs/megatron-1.log and log-formats.md section 2:
+# The log is a realistic mix, in the line formats of shared/samples/logs/megatron-1.log and docs/logs.md (Megatron-LM):
 # start-up lines and a full argument dump, then per iteration (log interval 1) a timestamped training_log line, the
 # "(min, max) time across ranks (ms):" block of 15 timers, and now and then a memory line, checkpoint lines and a
 # Python warning. Step times and losses vary (a fixed seed: the same file every run). The file is kept for reruns

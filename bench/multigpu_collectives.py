@@ -20,7 +20,7 @@ Operations (fp32 unless --dtype; "size" S is nccl-tests' size: the whole buffer,
   sendrecv         each rank sends S to rank+1 and receives S from rank-1 (batch_isend_irecv), as nccl-tests'
                    sendrecv_perf                                              busbw = algbw
   send_one_way     rank 0 sends S to rank 1, the others idle (a pipeline's activation send)   busbw = algbw
-  The factors are nccl-tests' (doc/PERFORMANCE.md, shared/reference/log-formats.md section 6.2).
+  The factors are nccl-tests' (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md; docs/logs.md).
 Timing pass (NCCL quiet): for each op and size, a warm-up call; one timed call (a second, after it, where the first
 took under 0.1 s) whose time, the maximum over ranks (an all-reduce MAX, so that every rank issues the same number of
 calls), sets iters = clamp(target / t, 1, 200); then 3 repeats of iters back-to-back calls between CUDA events on the

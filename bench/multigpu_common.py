@@ -7,7 +7,7 @@ Nothing here downloads anything; the device machine reaches nothing outside it.
 """
 import json, os, re, shutil, subprocess, sys
 
-# NVLink multicast off in every process we start (KINDS.md: a program that uses it can put the host's GPUs out of
+# NVLink multicast off in every process we start (on the lent machines a program that uses it can put the host's GPUs out of
 # service). Merged into every environment handed to torchrun or accelerate, and set in our own.
 NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 os.environ.update(NO_MULTICAST)

@@ -14,7 +14,7 @@ shift $(( $# >= 2 ? 2 : 1 ))
 configs=("$@")
 [ ${#configs[@]} -eq 0 ] && configs=(ddp fsdp)
 here=$(cd "$(dirname "$0")" && pwd)
-# NVLink multicast off in every process accelerate starts (KINDS.md)
+# NVLink multicast off in every process accelerate starts (it can put the lent host's GPUs out of service)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 mkdir -p "$out"
 names=()

@@ -54,7 +54,7 @@ final class ParseCommand implements Callable<Integer> {
     }
 
     /**
-     * What {@code parse --format json} prints (DESIGN.md section 4): format, steps, steady_steps, metrics,
+     * What {@code parse --format json} prints (docs/logs.md, "parse"): format, steps, steady_steps, metrics,
      * tflops_convention, configuration, then the format-specific values at the top level, then warnings.
      */
     @JsonPropertyOrder({"format", "steps", "steady_steps", "metrics", "tflops_convention", "configuration"})

@@ -3,7 +3,7 @@ package dev.trainadvisor.facts;
 /**
  * The thresholds the rules judge by, as one fact: every rule reads them from here, none is pasted into a rule. A
  * user rule file can replace it: retract the shipped one (its {@code origin} is "shipped") and insert another, with
- * a higher salience than the shipped rules (README, "Your own rules").
+ * a higher salience than the shipped rules (docs/rules.md, "Your own rules").
  *
  * @param material          a cause costing less than this share of the step is not reported
  * @param high              a cause costing this share of the step or more is of high severity
@@ -59,7 +59,7 @@ public record Materiality(double material, double high, double modelError, doubl
 
     /**
      * The shipped thresholds. material 5% and high 20% of the step: the bands the rules have always used; modelError
-     * 10%: the tune rows' mean absolute error is 7.1% (README, "Calibration"), so a run 10% off its prediction is off
+     * 10%: the tune rows' mean absolute error is 7.1% (docs/model.md, "Calibration"), so a run 10% off its prediction is off
      * beyond the model's own error; faultPosterior 0.5: the fault is likelier than all else the fit weighed together;
      * singledOut 0.8 (Diagnosis.SURE): four to one, a Bayes factor past "not worth more than a bare mention" (Kass and
      * Raftery 1995, section 3.2) against everything else together;

@@ -1,7 +1,7 @@
 package dev.trainadvisor.ingest;
 
 /**
- * mosaicml Composer / llm-foundry console logs (log-formats.md section 5.2): a progress header
+ * mosaicml Composer / llm-foundry console logs (docs/logs.md (Composer)): a progress header
  * {@code [epoch=1][batch=5/5]:} (or {@code [batch=N/M]:}, {@code [token=..]}, {@code [sample=..]}) followed by one
  * {@code Train name: value} per metric (tab or spaces before it; several on one line when a paste lost the
  * newlines). Values print as {@code .4f} floats or ints.

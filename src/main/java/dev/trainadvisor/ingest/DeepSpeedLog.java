@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * DeepSpeed logs (log-formats.md sections 3.2-3.5): the engine's {@code [Rank 0] step=N, skipped=K, lr=[...]}
+ * DeepSpeed logs (docs/logs.md (DeepSpeed)): the engine's {@code [Rank 0] step=N, skipped=K, lr=[...]}
  * line, the {@code wall_clock_breakdown} timers ({@code time (ms) | fwd: | bwd: | step:}, or the
  * {@code *_microstep} line), the ThroughputTimer ({@code RunningAvgSamplesPerSec=, CurrSamplesPerSec=,
  * MaxMemAllocated=GB}, and the legacy {@code SamplesPerSec=}), the pipeline engine's
@@ -475,7 +475,7 @@ public final class DeepSpeedLog extends GuardedLogParser {
 
     static final String TIMER_WARNING = "DeepSpeed's ThroughputTimer samples/s (RunningAvgSamplesPerSec,"
             + " CurrSamplesPerSec) times only the last micro-batch and the optimizer step under gradient accumulation"
-            + " (log-formats.md 0.4); it is kept in extra as timer_samples_per_s and not used as throughput";
+            + " (docs/logs.md (Formats)); it is kept in extra as timer_samples_per_s and not used as throughput";
 
     /** The number after {@code key}, up to a comma or a unit ({@code 15.59GB}); NaN when absent. */
     private static double valueAfter(String s, String key) {

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Hugging Face transformers Trainer logs (log-formats.md section 5.3): the Python dict reprs ProgressCallback prints
+ * Hugging Face transformers Trainer logs (docs/logs.md (Hugging Face Trainer)): the Python dict reprs ProgressCallback prints
  * ({@code {'loss': 0.0499, 'grad_norm': 1.12, 'learning_rate': 3.5e-05, 'epoch': 1.25}} per logging step, and the
  * final {@code {'train_runtime': 5.8012, 'train_samples_per_second': 1.207, ...}}), values plain or quoted
  * (LLaMA-Factory: {@code 'train_runtime': '2219'}), tqdm noise around them (bare carriage returns, padding), and the

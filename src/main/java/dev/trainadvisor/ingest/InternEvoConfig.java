@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import static dev.trainadvisor.pyliteral.PyLiterals.show;
 
 /**
- * Reads an InternLM / InternEvo config file ({@code configs/7B_sft.py}, log-formats.md section 1.5) into dotted
+ * Reads an InternLM / InternEvo config file ({@code configs/7B_sft.py}, docs/logs.md (InternLM / InternEvo)) into dotted
  * run-file keys, the same shape as {@link ParsedLog#config()}, so LogMerge can fill a run file from it.
  *
  * <p>The file is Python that InternEvo executes; this class executes nothing. {@link PyLiterals} evaluates its

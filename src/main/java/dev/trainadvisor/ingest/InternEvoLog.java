@@ -3,7 +3,7 @@ package dev.trainadvisor.ingest;
 import java.util.Map;
 
 /**
- * InternLM / InternEvo logs (log-formats.md section 1): the {@code record_current_batch_training_metrics} line in all
+ * InternLM / InternEvo logs (docs/logs.md (InternLM / InternEvo)): the {@code record_current_batch_training_metrics} line in all
  * three layouts (2023-07 comma-separated, with or without {@code tflops=}; 2023-09 onwards space-separated) and all
  * logger prefixes (standard {@code train.py:323 in ... --}, uniscale {@code [training_internlm.py, line 413, in ...] -
  * pid=N :}, DeepLink {@code [record_metrics.py, line 341, in ...] - pid=N :}).

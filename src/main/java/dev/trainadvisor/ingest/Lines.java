@@ -3,7 +3,7 @@ package dev.trainadvisor.ingest;
 import java.util.function.Predicate;
 
 /**
- * A log as cleaned lines (log-formats.md section 0.5): split at {@code \n} and at {@code \r} (progress bars overwrite a
+ * A log as cleaned lines (docs/logs.md (Formats)): split at {@code \n} and at {@code \r} (progress bars overwrite a
  * line with a bare carriage return), each passed through {@link LogText#clean} (ANSI colours, launcher prefixes), blank
  * lines dropped. {@link LogSource} reads them from a file or a string; this class holds what both share.
  */

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Every log format train-advisor reads, and detection by content (DESIGN.md section 8; log-formats.md). The order of
+ * Every log format train-advisor reads, and detection by content (docs/logs.md). The order of
  * {@link #all()} breaks ties of confidence: training frameworks first, then the two cluster probes.
  *
  * <p>Entry points: {@link #read(Path)} for a file the user names (a regular file, streamed line by line in bounded

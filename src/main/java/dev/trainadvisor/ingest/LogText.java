@@ -2,7 +2,7 @@ package dev.trainadvisor.ingest;
 
 import java.util.regex.Pattern;
 
-/** Clean-up every log parser needs: ANSI colour codes and launcher prefixes (log-formats.md section 0). */
+/** Clean-up every log parser needs: ANSI colour codes and launcher prefixes (docs/logs.md (Formats)). */
 public final class LogText {
     static final char ESC = '\u001B';
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*[A-Za-z]");

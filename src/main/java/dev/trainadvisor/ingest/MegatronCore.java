@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What Megatron-LM and its forks print (log-formats.md sections 2 and 3.1): the {@code training_log} iteration line
+ * What Megatron-LM and its forks print (docs/logs.md (Megatron-LM)): the {@code training_log} iteration line
  * in every version (classic {@code key: value |} and argonne's {@code key=value |}), the argument dump, the
  * {@code padded vocab} line, the {@code memory (MB)} line and both timer layouts. Shared by {@link MegatronLog},
  * {@link MegatronDeepSpeedLog} and {@link DeepSpeedLog}; single pass, no regular expressions.
@@ -583,7 +583,7 @@ final class MegatronCore {
 
     // ---------------------------------------------------------------- configuration
 
-    /** The run-file configuration from the argument dump and the padded-vocab line (DESIGN.md section 3 keys). */
+    /** The run-file configuration from the argument dump and the padded-vocab line (run-file keys, docs/run-file.md). */
     static Map<String, Object> config(State st, Map<String, Object> extra) {
         Map<String, String> a = st.args;
         Map<String, Object> c = new LinkedHashMap<>();

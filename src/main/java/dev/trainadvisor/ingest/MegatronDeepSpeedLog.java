@@ -1,7 +1,7 @@
 package dev.trainadvisor.ingest;
 
 /**
- * Megatron-DeepSpeed logs (log-formats.md section 3.1): Megatron's training_log with {@code consumed tokens},
+ * Megatron-DeepSpeed logs (docs/logs.md (Megatron-DeepSpeed)): Megatron's training_log with {@code consumed tokens},
  * {@code actual seqlen}, {@code samples per second}, {@code tokens per gpu per second (tgs)} and {@code TFLOPs};
  * the argonne fork's {@code key=value |} layout; the ModelLink tail {@code tgs (tokens/gpu/second): N}.
  *

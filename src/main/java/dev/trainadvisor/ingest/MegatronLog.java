@@ -1,7 +1,7 @@
 package dev.trainadvisor.ingest;
 
 /**
- * NVIDIA Megatron-LM logs (log-formats.md section 2): the {@code training_log} line of every version (with or
+ * NVIDIA Megatron-LM logs (docs/logs.md (Megatron-LM)): the {@code training_log} line of every version (with or
  * without the leading timestamp, {@code .3E} or {@code .6E} learning rate, with or without
  * {@code throughput per GPU (TFLOP/s/GPU)}), the argument dump, {@code padded vocab}, {@code memory (MB)} and the
  * timers.

@@ -3,7 +3,7 @@ package dev.trainadvisor.ingest;
 import java.util.Map;
 
 /**
- * nanotron logs (log-formats.md section 5.1): {@code iteration: N / M | tag: value | ...} with human-format values
+ * nanotron logs (docs/logs.md (nanotron)): {@code iteration: N / M | tag: value | ...} with human-format values
  * ({@code 14.2K}, {@code 547M}, {@code 85.8G}, {@code 1.2B}; 3 significant digits).
  *
  * <p>Metrics: {@code elapsed_time_per_iteration_ms} (or {@code time_per_iteration_ms} since 2025-03) → step_time_s;

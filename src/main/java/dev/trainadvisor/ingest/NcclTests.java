@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * What an nccl-tests run measured (NVIDIA/nccl-tests, src/common.cu and util.cu; layouts in
- * shared/reference/log-formats.md section 6): one row per message size with time and bus
+ * docs/logs.md (nccl-tests)): one row per message size with time and bus
  * bandwidth, out-of-place and in-place.
  *
  * @param collective  e.g. "all_reduce" from "all_reduce_perf", or null when the output does not say
@@ -137,7 +137,7 @@ public record NcclTests(String collective, int ranks, List<Row> rows, double avg
     /**
      * {@code line} without the tags mpirun {@code --tag-output} puts where each piece of output starts, at the start of
      * a line or in the middle of one (a row printed in pieces): {@code [0]}, {@code [1,0]}, {@code [1,0]<stdout>:}
-     * (log-formats.md section 0.5). Each tag becomes a space, so the pieces' columns stay apart. The device lines'
+     * (docs/logs.md (Formats)). Each tag becomes a space, so the pieces' columns stay apart. The device lines'
      * {@code [0x16]} and {@code [0000:85:00]} are not tags.
      */
     static String untag(String line) {

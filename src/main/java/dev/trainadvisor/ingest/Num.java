@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Number reading shared by the log parsers (log-formats.md section 0): thousands separators, human-format suffixes,
+ * Number reading shared by the log parsers (docs/logs.md (Formats)): thousands separators, human-format suffixes,
  * quoted values, units. Never throws; anything that is not a number is NaN. No regular expressions: every method
  * is a single pass over its argument.
  */

@@ -2,7 +2,7 @@ package dev.trainadvisor.ingest;
 
 /**
  * The time a log line was printed, from its logger prefix, as seconds since 1970 read as UTC (only differences
- * matter: a history counts from the log's first line). Formats (log-formats.md): {@code 2024-04-06 02:55:45}
+ * matter: a history counts from the log's first line). Formats (docs/logs.md): {@code 2024-04-06 02:55:45}
  * (Megatron, argonne), {@code 2026-02-01 10:00:00.123456} (Megatron since 2026-01), {@code 2024-04-21 02:45:24,651}
  * (DeepSpeed, torchtitan, InternEvo), {@code 2023-09-05T11:49:58.225+08:00} (InternEvo's uniscale logger: the offset
  * is ignored, every line of a log has the same), {@code 01/17/2024 13:47:27} (nanotron) and {@code 01/17 13:47:27}

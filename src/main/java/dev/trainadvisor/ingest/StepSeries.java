@@ -17,7 +17,7 @@ import java.util.Set;
  * the {@link StepHistory} they carry.
  *
  * <p>De-duplication: a step is keyed by its number; when several ranks (or a restarted run) print the same step,
- * the first value printed for each metric is kept and later ones are ignored (log-formats.md section 0.6), except
+ * the first value printed for each metric is kept and later ones are ignored (docs/logs.md (Formats)), except
  * for the columns that keep the largest value of a step ({@link #putMax}: memory, over the ranks that report it).
  *
  * <p>Bounded memory: a log holds up to billions of steps, so there is no map per step. Each step gets a row (in the

@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code nvidia-smi topo -m} matrix (shared/reference/log-formats.md section 7): how each pair of
+ * The {@code nvidia-smi topo -m} matrix (docs/logs.md (nvidia-smi topo -m)): how each pair of
  * GPUs (and GPU and NIC) is connected.
  *
  * <p>The header row names the devices ({@code GPU0 ... GPUn-1}, then NICs as {@code NIC0...} on newer

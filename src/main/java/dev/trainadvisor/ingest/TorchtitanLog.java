@@ -1,7 +1,7 @@
 package dev.trainadvisor.ingest;
 
 /**
- * torchtitan logs (log-formats.md section 4): {@code step: N  loss: X  [grad_norm: G]  memory: M GiB(P%)
+ * torchtitan logs (docs/logs.md (torchtitan)): {@code step: N  loss: X  [grad_norm: G]  memory: M GiB(P%)
  * tps|wps: T  [tflops: F]  mfu: U%|N/A}, every version, with colours and {@code [rankN]:} prefixes stripped, and
  * per-rank duplicates merged by step.
  *

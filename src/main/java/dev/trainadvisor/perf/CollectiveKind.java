@@ -1,7 +1,7 @@
 package dev.trainadvisor.perf;
 
 /**
- * NCCL collectives with nccl-tests' bus-bandwidth factors (nccl-tests doc/PERFORMANCE.md):
+ * NCCL collectives with nccl-tests' bus-bandwidth factors (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
  * {@code busbw = algbw * factor}, so {@code time = size * factor / busbw}, where size is the larger
  * buffer as nccl-tests prints it.
  */

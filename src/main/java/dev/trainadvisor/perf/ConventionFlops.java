@@ -7,7 +7,7 @@ import dev.trainadvisor.spec.Training;
 
 /**
  * FLOPs per token as each framework counts them for the TFLOPS it prints
- * (shared/reference/log-formats.md sections 1.4, 2.2, 4.2, 5.2), so a printed figure can be
+ * (docs/model.md (FLOPs conventions)), so a printed figure can be
  * turned back into tokens/s and compared with the house count.
  */
 public final class ConventionFlops {

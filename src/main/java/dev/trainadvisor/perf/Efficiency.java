@@ -43,7 +43,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * knowledge-base/reference-runs (162 rows; the rows marked excluded left out): the optimum of the mean squared log
      * error of tokens/GPU/s by coordinate descent ({@link Calibration#fit}, which src/test/java/dev/trainadvisor/perf/Calibrate.java
      * runs and validate --leave-out source repeats without each source group; rms 0.075).
-     * The "holdout" rows, the InternLM-issue ones among them, were not used and check that it generalizes (README,
+     * The "holdout" rows, the InternLM-issue ones among them, were not used and check that it generalizes (docs/model.md,
      * "Calibration"). 0.825 while the attention kernels had one flat rate per GPU; 0.85 since they run at their
      * measured curves (knowledge-base/attention-kernels.json).
      */
@@ -53,7 +53,7 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * Frameworks' element-wise kernels (norms, residual adds, activations, rotary, casts, cross-entropy) move more
      * bytes than the model's minimal count even when fused: fp32 statistics and copies, casts, bias and dropout
      * passes, small launch-bound kernels. (PyTorch eager composites move more again, counted apart in
-     * ElementwiseBytes.) Calibrated with {@link #TRAINING_FRACTION_OF_BENCHMARK} (README, "Calibration"): 2.1 before
+     * ElementwiseBytes.) Calibrated with {@link #TRAINING_FRACTION_OF_BENCHMARK} (docs/model.md, "Calibration"): 2.1 before
      * the host's launch time was a term of its own (Overheads.HOST_SECONDS_PER_LAUNCH), 1.90 after, 1.95 since the
      * attention kernels run at their measured curves and torch.compile's kernels have a factor of their own.
      */

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Expert parallelism with expert tensor parallelism, folded over the stage's TP x CP x DP ranks as Megatron-Core does
  * (ETP innermost, then EP, then expert data parallelism; MoE Parallel Folding, Liu et al. 2025, arXiv 2504.14960, and
- * megatron/core/transformer/moe/README.md). Every MoE layer sends each routed copy of a token to its expert's EP rank
+ * megatron/core/transformer/moe/README.md of github.com/NVIDIA/Megatron-LM). Every MoE layer sends each routed copy of a token to its expert's EP rank
  * and back (dispatch and combine all-to-alls), in the forward and again in the backward; with ETP above 1 the copies an
  * EP rank receives are all-gathered over its ETP group before the experts and reduce-scattered after
  * (token_dispatcher.py, MoEAlltoAllTokenDispatcher).

@@ -24,7 +24,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Fits what the step model cannot know from the datasheet to what a run measured (DESIGN.md section 5, "Fit"), and
+ * Fits what the step model cannot know from the datasheet to what a run measured (docs/model.md, "How the advice reasons"), and
  * weighs which of them went wrong: the achieved compute efficiency, the intra-node bus bandwidth, the network
  * bandwidth per node, and the share of an overlap window that hides communication ({@link FitParam}).
  *

@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The advice as the reports show it (DESIGN.md section 4): plain records of numbers and words, in the order the JSON
+ * The advice as the reports show it (docs/advice-json.md): plain records of numbers and words, in the order the JSON
  * keys appear. Every renderer starts from this view of the advice.
  *
  * @param prediction what the catalogue predicts for the run

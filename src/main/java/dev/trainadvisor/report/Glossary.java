@@ -2,7 +2,7 @@ package dev.trainadvisor.report;
 
 import java.util.List;
 
-/** The terms the reports use, one line each; the HTML and Markdown reports end with them, and the README lists them. */
+/** The terms the reports use, one line each; the HTML and Markdown reports end with them, and docs/reports.md lists them. */
 public final class Glossary {
     private Glossary() {}
 

@@ -18,7 +18,7 @@ import java.math.MathContext;
 import java.util.List;
 
 /**
- * Advice as JSON (DESIGN.md section 4): snake_case keys, numbers to 6 significant digits,
+ * Advice as JSON (docs/advice-json.md): snake_case keys, numbers to 6 significant digits,
  * NaN as null, "\n" line ends, so the same input gives the same bytes.
  */
 public final class Json {

@@ -19,7 +19,7 @@ public final class SearchReport {
                              double tflopsPerGpu, double stepTimeS, double memoryGb, double capacityGb, String stepParts,
                              double largestPartSeconds, Double speedup, Map<String, Object> changes) {}
 
-    /** DESIGN.md: {"layouts": [...]} best first, with the run's own, the Pareto front and what was searched. */
+    /** search --format json (docs/cli.md): {"layouts": [...]} best first, with the run's own, the Pareto front and what was searched. */
     public record SearchView(List<LayoutView> layouts, LayoutView own, List<LayoutView> pareto, long visited,
                              long predicted, long prunedByMemory, long fitting) {}
 

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * How a framework counts the TFLOPS it prints (shared/reference/log-formats.md). The house
+ * How a framework counts the TFLOPS it prints (docs/logs.md). The house
  * convention is Megatron-LM's up to core_r0.11: every GEMM (GQA-aware), full s^2 attention,
  * forward + backward = 3x forward, no recomputation.
  */

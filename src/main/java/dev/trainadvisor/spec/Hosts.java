@@ -78,6 +78,9 @@ public final class Hosts {
 
     public Map<String, HostOptimizer> optimizers() { return optimizers; }
 
+    /** Other names of the hosts, lower case: alias -> key (the run-file keys' table offers them to editors). */
+    public Map<String, String> aliases() { return aliases; }
+
     /** The share of a datasheet's peak memory bandwidth a STREAM triad reaches, for a host nobody measured. */
     public double triadShare() { return triadShare; }
 

@@ -21,12 +21,12 @@ public enum MoeDispatcher {
     /** NCCL's kernels, whose channels slow the compute beside them as the link's transport says (transports.json). */
     ALLTOALL(0),
     /**
-     * DeepEP V1's normal kernels hold 24 SMs ("Buffer.set_num_sms(24)", DeepEP docs/legacy.md, the version Megatron-Core's
+     * DeepEP V1's normal kernels hold 24 SMs ("Buffer.set_num_sms(24)", docs/legacy.md of github.com/deepseek-ai/DeepEP, the version Megatron-Core's
      * flex dispatcher ran in 2025; V2 brings it to 4-6, DeepEP README).
      */
     DEEPEP(24),
     /**
-     * HybridEP's kernels run on 16 SMs in NVIDIA's published tests (TMA copies; Hybrid-EP_Intra-node_Implementation.md of
+     * HybridEP's kernels run on 16 SMs in NVIDIA's published tests (TMA copies; Hybrid-EP_Intra-node_Implementation.md of github.com/deepseek-ai/DeepEP,
      * the DeepEP hybrid-ep branch, B200 and GB200 tables, "SM Count: 16").
      */
     HYBRIDEP(16);

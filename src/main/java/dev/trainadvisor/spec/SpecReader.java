@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads and validates a run file (JSON or YAML, snake_case keys, DESIGN.md section 3) into a
- * {@link RunSpec}. Every error names the file, the dotted field and what was expected.
+ * Reads and validates a run file (JSON or YAML, snake_case keys; every key in {@link RunFileKeys}, docs/run-file.md)
+ * into a {@link RunSpec}. Every error names the file, the dotted field and what was expected.
  */
 public final class SpecReader {
     /** For building run-file trees elsewhere (the batch command's runs.yaml). */
@@ -40,30 +40,20 @@ public final class SpecReader {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private static final Set<String> TOP = Set.of("name", "cluster", "model", "parallel", "training", "metrics", "log",
-            "nccl_tests", "topology", "config");
-    private static final Set<String> CLUSTER = Set.of("preset", "name", "description", "source", "notes", "gpu", "nodes",
-            "gpus_per_node", "intra_node", "inter_node", "nvlink_domain", "host", "host_memory_gb");
-    private static final Set<String> HOST = Set.of("name", "cores", "memory_bandwidth_gbps", "source", "notes");
-    private static final Set<String> INTRA = Set.of("link", "busbw_gbps", "nccl_tests", "sockets", "transport", "gpu_path");
-    private static final Set<String> INTER = Set.of("link", "nics_per_node", "busbw_gbps", "nccl_tests", "sharp");
-    private static final Set<String> GPU_INLINE = Set.of("key", "name", "peak_tflops", "hbm_gb", "hbm_gbps",
-            "mamf_tflops_bf16", "attention_fraction", "sms", "source", "architecture");
-    private static final Set<String> MODEL = Set.of("name", "display_name", "layers", "hidden", "heads", "kv_heads",
-            "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings", "qkv_bias", "moe", "mlp_ratio", "position_embedding",
-            "norm", "max_seq_len", "params_b", "source", "notes", "head_dim");
-    private static final Set<String> MOE = Set.of("experts", "top_k", "ffn_hidden", "every", "first_dense",
-            "shared_experts", "shared_ffn_hidden", "capacity_factor", "load_imbalance");
-    private static final Set<String> PARALLEL = Set.of("tp", "pp", "dp", "cp", "ep", "sequence_parallel",
-            "zero_stage", "zero_group_size", "virtual_stages", "overlap_grad_reduce", "overlap_param_gather",
-            "overlap_tp_comm", "etp", "bucket_mb", "grad_reduce_every_micro_batch", "moe_dispatcher", "moe_a2a_overlap");
-    private static final Set<String> TRAINING = Set.of("seq_len", "micro_batch_size", "micro_batches", "recompute",
-            "recompute_fraction", "precision", "grad_reduce_precision", "flash_attention", "attention_kernel",
-            "elementwise_kernels", "cuda_graphs", "fp8_recipe", "framework", "framework_version", "offload",
-            "optimizer_kernel");
-    private static final Set<String> OFFLOAD = Set.of("optimizer", "master_weights", "gradients", "parameters",
-            "activations", "ratio", "nvme_path", "host_optimizer", "host_threads", "bind_cores");
-    private static final Set<String> METRICS = Metric.keys();
+    // the keys each section takes: the one table of run-file keys, from which docs/run-file.md is generated
+    private static final Set<String> TOP = RunFileKeys.keysOf("");
+    private static final Set<String> CLUSTER = RunFileKeys.keysOf("cluster");
+    private static final Set<String> HOST = RunFileKeys.keysOf("cluster.host");
+    private static final Set<String> INTRA = RunFileKeys.keysOf("cluster.intra_node");
+    private static final Set<String> INTER = RunFileKeys.keysOf("cluster.inter_node");
+    private static final Set<String> GPU_INLINE = RunFileKeys.keysOf("cluster.gpu");
+    private static final Set<String> PEAKS = RunFileKeys.keysOf("cluster.gpu.peak_tflops");
+    private static final Set<String> MODEL = RunFileKeys.keysOf("model");
+    private static final Set<String> MOE = RunFileKeys.keysOf("model.moe");
+    private static final Set<String> PARALLEL = RunFileKeys.keysOf("parallel");
+    private static final Set<String> TRAINING = RunFileKeys.keysOf("training");
+    private static final Set<String> OFFLOAD = RunFileKeys.keysOf("training.offload");
+    private static final Set<String> METRICS = RunFileKeys.keysOf("metrics");
 
     private final Catalog catalog;
     private final Frameworks frameworks;
@@ -455,9 +445,7 @@ public final class SpecReader {
         for (Precision p : Precision.values()) {
             if (peak.has(p.key())) peaks.put(p, peak.positiveDouble(p.key(), 0));
         }
-        Set<String> precisions = new java.util.HashSet<>();
-        for (Precision p : Precision.values()) precisions.add(p.key());
-        peak.allowOnly(precisions);
+        peak.allowOnly(PEAKS);
         if (!peaks.containsKey(Precision.BF16) && !peaks.containsKey(Precision.FP16))
             throw peak.error("bf16", "a positive number (dense bf16 or fp16 TFLOPS) is required");
         double hbmGb = f.positiveDouble("hbm_gb", Double.NaN);

@@ -279,7 +279,7 @@ class ExplanationsTest {
         Map<String, RunSpec> out = new LinkedHashMap<>();
         SpecReader reader = new SpecReader();
         try (Stream<Path> files = Files.list(Path.of("examples"))) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList())
+            for (Path p : files.filter(dev.trainadvisor.docs.ExampleFiles::isRunFile).sorted().toList())
                 out.put(p.getFileName().toString(), reader.read(p));
         }
         for (ReferenceRun r : ReferenceRun.builtIn()) out.put("reference " + r.id(), r.spec());

@@ -44,7 +44,7 @@ class LeadingCauseSurveyTest {
         Map<String, RunSpec> runs = new LinkedHashMap<>();
         for (Path dir : List.of(Path.of("examples"), Path.of("src/test/resources/runs"))) {
             try (Stream<Path> files = Files.walk(dir)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList())
+                for (Path f : files.filter(dev.trainadvisor.docs.ExampleFiles::isRunFile).sorted().toList())
                     if (!f.startsWith("examples/rules")) runs.put(f.toString(), RunFiles.read(f));
             }
         }

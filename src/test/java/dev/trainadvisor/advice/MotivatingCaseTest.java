@@ -16,7 +16,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The acceptance case of DESIGN.md section 1 (InternLM issue 22): InternLM-7B logged 188.03 TFLOPS per GPU on an
+ * The acceptance case (InternLM issue 22, https://github.com/InternLM/InternLM/issues/22; docs/model.md, "The motivating case"): InternLM-7B logged 188.03 TFLOPS per GPU on an
  * NVLink node, 99.10 on a PCIe node and 93.48 on two PCIe nodes (InternEvo's own FLOPs count). Predictions are
  * converted to that count before comparing. Issue 17: InternLM's own code all-reduces the bf16 gradients in the last
  * micro-batch's backward and then broadcasts each rank's updated shard, which nothing hides

@@ -31,7 +31,7 @@ class VerdictTest {
     static List<RunSpec> varied() throws Exception {
         List<RunSpec> base = new ArrayList<>();
         try (Stream<Path> f = Files.list(Path.of("examples"))) {
-            for (Path p : f.filter(x -> x.toString().endsWith(".yaml")).sorted().toList()) base.add(new SpecReader().read(p));
+            for (Path p : f.filter(dev.trainadvisor.docs.ExampleFiles::isRunFile).sorted().toList()) base.add(new SpecReader().read(p));
         }
         for (ReferenceRun r : ReferenceRun.builtIn()) base.add(r.spec());
         Random rnd = new Random(11);

@@ -377,7 +377,7 @@ class BatchLogsTest {
             assertFalse(second.err().contains("report." + format), "its own output is not read, nor listed: " + second.err());
             assertEquals(written, Files.readString(report), format + ": the same report again");
         }
-        // the md run met report.html, the csv run report.html and report.md, ...: each a report, skipped as such
+        // the md run met report.html, the csv run report.html and the Markdown report, ...: each a report, skipped as such
         CliTest.Result md = run("batch", dir.toString(), "--format", "md", "--out", dir.resolve("report.md").toString());
         assertEquals(Main.OK, md.code(), md.err());
         for (String other : java.util.List.of("report.html", "report.csv", "report.json"))

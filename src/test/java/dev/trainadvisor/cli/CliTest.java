@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The command line (DESIGN.md section 4): commands advise, batch and catalog, their output and
+ * The command line (docs/cli.md): commands advise, batch and catalog, their output and
  * their exit codes (0 done, 1 high-severity cause with --fail-on high, 2 bad input). Runs
  * {@link Main#run} in-process with standard output and error captured; the working directory is
  * the project root.

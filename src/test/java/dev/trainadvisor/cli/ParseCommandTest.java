@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * {@code parse LOG} (DESIGN.md section 4): the format detected and what was read, as JSON or Markdown; exit 2
+ * {@code parse LOG} (docs/logs.md, "parse"): the format detected and what was read, as JSON or Markdown; exit 2
  * with a message naming the file for a file that is missing, not UTF-8, or in no known format. Runs
  * {@link Main#run} in-process with standard output and error captured; the working directory is the
  * project root.

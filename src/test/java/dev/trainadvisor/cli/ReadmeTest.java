@@ -26,13 +26,21 @@ import static org.junit.jupiter.api.Assertions.fail;
  * block leaves lines out but changes none. The library example's commented values are what the library returns.
  */
 class ReadmeTest {
-    private static final Pattern MARKER = Pattern.compile("(?m)^<!-- output: (.+?) -->\\R```[a-z]*\\R(.*?)\\R```", Pattern.DOTALL);
+    static final Pattern MARKER = Pattern.compile("(?m)^<!-- output: (.+?) -->\\R```[a-z]*\\R(.*?)\\R```", Pattern.DOTALL);
 
     private static String readme() throws IOException { return Files.readString(Path.of("README.md")); }
 
     @Test
     void outputBlocksAreWhatTheCommandsPrint() throws IOException {
-        Matcher m = MARKER.matcher(readme());
+        assertTrue(checkOutputBlocks(readme(), "README") >= 2, "the README's output blocks were not found");
+    }
+
+    /**
+     * Checks every output block of a Markdown text against what its command prints; returns how many there were.
+     * {@code where} names the file in a failure.
+     */
+    static int checkOutputBlocks(String text, String where) {
+        Matcher m = MARKER.matcher(text);
         int blocks = 0;
         while (m.find()) {
             blocks++;
@@ -50,12 +58,12 @@ class ReadmeTest {
                         break;
                     }
                 }
-                if (found < 0) fail("README block for '" + m.group(1) + "': the line\n" + want
+                if (found < 0) fail(where + " block for '" + m.group(1) + "': the line\n" + want
                         + "\nis not printed (after line " + at + "). The command printed:\n" + printed);
                 at = found + 1;
             }
         }
-        assertTrue(blocks >= 2, "the README's output blocks were not found: " + blocks);
+        return blocks;
     }
 
     /** "advice.top().id(); // "intra-node-bandwidth"" and "speedup(); // 2.04: ..." are what the library returns. */
@@ -77,10 +85,15 @@ class ReadmeTest {
     /** The exit code the README gives for bad input is the one the command returns. */
     @Test
     void badInputExitsWithTwo() throws IOException {
-        Matcher m = MARKER.matcher(readme());
+        assertFalse(checkErrorBlocksExitWithTwo(readme()) == 0);
+    }
+
+    /** Every output block that starts with "error:" is of a command that exits with 2; returns how many. */
+    static int checkErrorBlocksExitWithTwo(String text) {
+        Matcher m = MARKER.matcher(text);
         List<String> errors = new ArrayList<>();
         while (m.find()) if (m.group(2).startsWith("error:")) errors.add(m.group(1));
-        assertFalse(errors.isEmpty());
         for (String args : errors) assertEquals(2, CliTest.run(args.trim().split("\\s+")).code(), args);
+        return errors.size();
     }
 }

@@ -123,7 +123,7 @@ final class GivenFacts {
         List<RunSpec> runs = new ArrayList<>();
         for (Path dir : List.of(Path.of("examples"), Path.of("src/test/resources/runs"))) {
             try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) runs.add(new SpecReader().read(f));
+                for (Path f : files.filter(dev.trainadvisor.docs.ExampleFiles::isRunFile).sorted().toList()) runs.add(new SpecReader().read(f));
             }
         }
         for (ReferenceRun r : ReferenceRun.builtIn()) runs.add(r.spec());

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Every rule names its id (the diagnosis, remedy or derived fact it concludes), a title and a description; every id
- * DESIGN.md section 7 requires exists, and the diagnoses are exactly facts.Cause's, so that a misspelt id fails.
+ * the design of the rules (docs/rules.md) requires exists, and the diagnoses are exactly facts.Cause's, so that a misspelt id fails.
  */
 class RuleMetadataTest {
     static final Set<String> DESIGN_IDS = Set.of("intra-node-bandwidth", "inter-node-bandwidth", "tp-across-nodes",

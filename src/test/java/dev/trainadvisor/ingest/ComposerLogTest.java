@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Composer / llm-foundry. No composer sample is in shared/samples/logs at the time of writing; any composer-N.log that
  * appears is checked for detection and a positive per-device token rate. The block below is built from the
- * ConsoleLogger format of log-formats.md section 5.2 (header, one tab-indented "Train name: value" per metric, .4f
+ * ConsoleLogger format of docs/logs.md (Composer) (header, one tab-indented "Train name: value" per metric, .4f
  * floats); the numbers are made up.
  */
 class ComposerLogTest {

@@ -62,7 +62,7 @@ class DeepSpeedLogTest {
         assertEquals(433.07, (Double) p.extra().get("samples_per_s"), 1e-9);
     }
 
-    // Lines built from the formats of log-formats.md sections 3.2-3.4; numbers made up.
+    // Lines built from the formats of docs/logs.md (DeepSpeed); numbers made up.
 
     @Test
     void pipelineEngineAndLegacyTimer() {

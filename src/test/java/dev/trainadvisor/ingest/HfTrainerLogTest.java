@@ -21,7 +21,7 @@ class HfTrainerLogTest {
         assertNull(p.tflopsConvention());
     }
 
-    // The final dict as log-formats.md section 5.3 quotes it, LLaMA-Factory's quoted variant, tqdm noise and the
+    // The final dict as docs/logs.md (Hugging Face Trainer) quotes it, LLaMA-Factory's quoted variant, tqdm noise and the
     // metrics block (format from trainer_pt_utils.metrics_format; numbers made up).
 
     @Test

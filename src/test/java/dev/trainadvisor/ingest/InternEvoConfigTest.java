@@ -18,12 +18,12 @@ import static java.util.Map.entry;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * InternEvo config files (log-formats.md section 1.5) read into dotted run-file keys. Every expected value below is
+ * InternEvo config files (docs/logs.md (InternLM / InternEvo)) read into dotted run-file keys. Every expected value below is
  * worked out by hand from the config text.
  */
 class InternEvoConfigTest {
 
-    /** configs/7B_sft.py exactly as log-formats.md 1.5 shows it, "..." elisions included. */
+    /** configs/7B_sft.py exactly as docs/logs.md (InternLM / InternEvo) shows it, "..." elisions included. */
     static final String SFT_7B_DOC = """
             SEQ_LEN = 2048
             HIDDEN_SIZE = 4096

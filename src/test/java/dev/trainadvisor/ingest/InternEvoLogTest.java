@@ -90,7 +90,7 @@ class InternEvoLogTest {
         assertEquals(65536.0, p.extra().get("tokens_per_step"));
     }
 
-    // Lines below are built from the formats of log-formats.md section 1 (prefixes and keys as documented); the numbers
+    // Lines below are built from the formats of docs/logs.md (InternLM / InternEvo) (prefixes and keys as documented); the numbers
     // are made up for the test.
 
     @Test

@@ -30,7 +30,7 @@ class MegatronDeepSpeedLogTest {
         assertFalse(p.metrics().containsKey("tokens_per_gpu_per_s"), "no tgs printed and no world size");
     }
 
-    // Lines built from the formats of log-formats.md section 3.1; numbers made up.
+    // Lines built from the formats of docs/logs.md (Megatron-DeepSpeed); numbers made up.
 
     @Test
     void tgsColumnOfNewerMegatronDeepSpeed() {

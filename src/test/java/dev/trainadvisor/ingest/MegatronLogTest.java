@@ -48,7 +48,7 @@ class MegatronLogTest {
         assertTrue(p.warnings().stream().anyMatch(w -> w.contains("every logged iteration was skipped")), p.warnings().toString());
     }
 
-    // The log below is built from the formats of log-formats.md section 2 (argument dump, padded-vocab line,
+    // The log below is built from the formats of docs/logs.md (Megatron-LM) (argument dump, padded-vocab line,
     // (min, max) timers, memory line, training_log of core >= 0.12 with '.%f' timestamps); numbers made up.
     static final String DUMP = """
             ------------------------ arguments ------------------------

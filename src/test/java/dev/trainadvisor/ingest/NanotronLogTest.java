@@ -33,7 +33,7 @@ class NanotronLogTest {
 
     @Test
     void format2025WithDimColoursAndBillions() {
-        // built from the format of log-formats.md section 5.1 (time_per_iteration_ms, B suffix, dim ANSI codes)
+        // built from the format of docs/logs.md (nanotron) (time_per_iteration_ms, B suffix, dim ANSI codes)
         String dim = "\u001B[2m", reset = "\u001B[0m";
         StringBuilder log = new StringBuilder();
         double[] ms = {12000, 2010, 1990, 2000};

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * nccl-tests printed through {@code mpirun --tag-output} (log-formats.md section 0.5): each piece of output tagged
+ * nccl-tests printed through {@code mpirun --tag-output} (docs/logs.md (Formats)): each piece of output tagged
  * where it starts, also in the middle of a row printed in pieces. Before, the tag glued to the root column
  * ({@code -1[1,0]<stdout>:}) hid it, the columns shifted by one and the algbw was read as the busbw (17.30 for 25.95
  * here). The log (src/test/resources/logs/nccl-tests-tagged.log) is shared/samples/logs/nccl-tests-2.log so tagged.

@@ -48,7 +48,7 @@ class TorchtitanLogTest {
         assertEquals(21.0, metric(p, "steps"));
     }
 
-    // Lines built from the formats of log-formats.md section 4.1; numbers made up.
+    // Lines built from the formats of docs/logs.md (torchtitan); numbers made up.
 
     @Test
     void oldWpsFormatColoursAndRankDuplicates() {

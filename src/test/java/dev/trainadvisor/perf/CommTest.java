@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CommTest {
 
-    // ------------------------------------------------------------------ nccl-tests doc/PERFORMANCE.md
+    // ------------------------------------------------------------------ https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
 
     /**
-     * nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor with all-reduce 2(n-1)/n, reduce-scatter and
+     * https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md: busbw = algbw x factor with all-reduce 2(n-1)/n, reduce-scatter and
      * all-gather (n-1)/n, broadcast and reduce 1. Hand values: n = 2: 1, 1/2; n = 8: 14/8 = 1.75, 7/8 = 0.875;
      * n = 16: 30/16 = 1.875, 15/16 = 0.9375.
      */
@@ -229,7 +229,7 @@ class CommTest {
                         PerfFixtures.run(internlm, PerfFixtures.parallel(16, 1, 1, false, 0, 1, 1), t)));
     }
 
-    /** DESIGN.md section 5 / StepPrediction: the exposed seconds of the breakdown add up to the step time. */
+    /** docs/model.md / StepPrediction: the exposed seconds of the breakdown add up to the step time. */
     @Test
     void exposedSecondsSumToStepTime() {
         for (Case c : cases()) {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The motivating case (DESIGN.md section 1; https://github.com/InternLM/InternLM/issues/22): the step model's
+ * The motivating case (https://github.com/InternLM/InternLM/issues/22; docs/model.md, "The motivating case"): the step model's
  * predictions for the example run files against what the InternLM maintainers measured. These are the
  * project's acceptance numbers: NVLink node within 15% of 188.03 TFLOPS, PCIe node within 25% of 99.10.
  */

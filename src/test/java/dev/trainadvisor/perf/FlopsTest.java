@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * FLOPs per token: the house count against Narayanan et al. 2021 (Megatron-LM, arXiv 2104.04473,
  * section 5.1), and each framework's printed-TFLOPS convention against real log lines
- * (shared/reference/log-formats.md sections 1.4, 2.2, 4.2; shared/samples/logs).
+ * (docs/model.md, "FLOPs conventions"; the public logs of docs/logs.md).
  */
 class FlopsTest {
 
@@ -131,7 +131,7 @@ class FlopsTest {
         assertEquals(84.0, days1t, 84.0 * 0.03, "1T model training days");
     }
 
-    // ------------------------------------------------------------------ InternEvo (log-formats.md 1.4)
+    // ------------------------------------------------------------------ InternEvo (docs/model.md (FLOPs conventions))
 
     /**
      * InternEvo get_megatron_flops per token: ckpt ((8 + 4r) h^2 + 4 s h) L + 6 h V with r = 1.5 x mlp_ratio
@@ -143,8 +143,9 @@ class FlopsTest {
      *   6 h V        = 6 x 4096 x 103168   =  2,535,456,768
      *   per token                          = 44,411,387,904
      * </pre>
-     * shared/samples/logs/internlm-1.log step 1 prints tgs 4274.45 and tflops=189.83371103277346:
-     * 44,411,387,904 x 4274.45 / 1e12 = 189.834257. shared/calibration/reference-runs.json row
+     * The InternLM log of https://github.com/InternLM/InternLM/blob/912fc8f8aa96de040e3c1068e777d11ba977dafe/doc/en/usage.md
+     * (shared/samples/logs/internlm-1.log) step 1 prints tgs 4274.45 and tflops=189.83371103277346:
+     * 44,411,387,904 x 4274.45 / 1e12 = 189.834257. knowledge-base/reference-runs/ row
      * internlm-issue22-7b-1node-nvlink: tgs 4233.73, tflops 188.03: 44,411,387,904 x 4233.73 / 1e12 = 188.0258.
      */
     @Test
@@ -173,11 +174,11 @@ class FlopsTest {
         assertEquals(0, rel(ConventionFlops.perToken(FlopsConvention.INTERNEVO, internlm, full), 58_370_031_616.0), 1e-12);
     }
 
-    // ------------------------------------------------------------------ Megatron-LM core_r0.8 (log-formats.md 2.2)
+    // ------------------------------------------------------------------ Megatron-LM core_r0.8 (docs/model.md (FLOPs conventions))
 
     /**
-     * Megatron-LM core_r0.8 num_floating_point_operations on shared/samples/logs/megatron-1.log
-     * (Mixtral 8x7B on 16 H100, global batch 128, s = 2048 as log-formats.md 2.2 verifies; h = 4096, L = 32,
+     * Megatron-LM core_r0.8 num_floating_point_operations on the log of https://github.com/NVIDIA/Megatron-LM/issues/756 (megatron-1.log)
+     * (Mixtral 8x7B on 16 H100, global batch 128, s = 2048 as docs/model.md (FLOPs conventions) verifies; h = 4096, L = 32,
      * ffn 14336, 8 of 32 query groups, top-2, SwiGLU, V = 32000):
      * <pre>
      *   bracket = (1 + 8/32 + 2048/4096) x 1 + (14336/4096) x 2 x 1.5 + 32000/(2 x 32 x 4096)
@@ -218,7 +219,7 @@ class FlopsTest {
         assertEquals(0, rel(ConventionFlops.perToken(FlopsConvention.MEGATRON, mixtral, t), 78_095_843_328.0), 1e-12);
     }
 
-    // ------------------------------------------------------------------ torchtitan (log-formats.md 4.2)
+    // ------------------------------------------------------------------ torchtitan (docs/model.md (FLOPs conventions))
 
     /**
      * torchtitan: 6 (N - N_embedding) + 12 L H d s. torchtitan-1.log does not state the model; its

@@ -106,7 +106,7 @@ class MemoryTest {
     }
 
     /**
-     * FlashAttention keeps no s x s tensor (DESIGN.md section 5): with TP + SP and no recompute the layer holds
+     * FlashAttention keeps no s x s tensor (docs/model.md): with TP + SP and no recompute the layer holds
      * what selective recompute leaves, sbh/t x 34 = 4.25 sbh.
      */
     @Test

@@ -21,7 +21,7 @@ final class PerfFixtures {
     private PerfFixtures() {}
 
     /**
-     * InternLM-7B (HF config.json of internlm/internlm-7b; DESIGN.md section 1): 32 layers, hidden 4096,
+     * InternLM-7B (HF config.json of internlm/internlm-7b, https://huggingface.co/internlm/internlm-7b): 32 layers, hidden 4096,
      * 32 heads, no GQA, SwiGLU FFN 11008, vocab 103168, untied embeddings, bias on q/k/v, mlp_ratio 8/3
      * (InternLM configs/7B_sft.py MLP_RATIO = 8 / 3).
      */

@@ -9,11 +9,11 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The model against the published runs of knowledge-base/reference-runs (README, "Calibration"): the accuracy
+ * The model against the published runs of knowledge-base/reference-runs (docs/model.md, "Calibration"): the accuracy
  * target of 10% mean absolute error of tokens/GPU/s overall, on the tune rows and on the held-out ones, and no
  * source group over 20% on either. The targets were set on the source groups of issue 9 ({@link #ISSUE_9}); the
  * families issue 21 added are there to show where the model stands on sources it never saw (validate --leave-out
- * source, LeaveOneSourceOutTest), and two of them miss by more (OLMo-core +20%, llm.c -15%: README, "Calibration").
+ * source, LeaveOneSourceOutTest), and two of them miss by more (OLMo-core +20%, llm.c -15%: docs/model.md, "Calibration").
  */
 class ReferenceAccuracyTest {
 

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Run-file validation (DESIGN.md sections 3 and 6): every bad input is a {@link SpecException} whose
+ * Run-file validation (docs/run-file.md; the catalogue of knowledge-base/): every bad input is a {@link SpecException} whose
  * message names the file, the dotted field and what was expected; nothing the user wrote is
  * silently ignored. Each case writes its own run file into a temporary folder.
  */
@@ -30,7 +30,7 @@ class SpecValidationTest {
     @TempDir
     Path dir;
 
-    /** The keys DESIGN.md section 6 requires in the catalogue. */
+    /** The keys the catalogue requires of each entry. */
     static final List<String> GPUS = List.of("V100-SXM2-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIe-80GB",
             "H100-SXM5-80GB", "H100-PCIe-80GB", "H200-SXM-141GB", "B200", "GB200", "MI300X", "L40S", "RTX-4090");
     static final List<String> LINKS = List.of("NVLink2", "NVLink3", "NVLink4", "NVLink5", "PCIe3", "PCIe4", "PCIe5");
