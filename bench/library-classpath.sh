@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The runtime class path that a project depending on train-advisor gets from Maven: what a library user's build puts
-# on its class path, optional dependencies (picocli, jackson-dataformat-csv: only the command line uses them) left out
+# on its class path, optional dependencies (picocli: only the command line uses it) left out
 # as Maven leaves them out. It resolves a throwaway consumer project against this pom in a local repository
 # that holds this pom (and an empty jar) as dev.trainadvisor:train-advisor and reads every other artifact from
 # ~/.m2/repository through symbolic links, so that ~/.m2 gets no copy of this build.
