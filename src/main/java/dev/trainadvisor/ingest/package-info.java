@@ -1,0 +1,7 @@
+/**
+ * The training-log parsers: each framework's format recognised by content, and the values read from it.
+ *
+ * <p><b>Internal.</b> Not part of train-advisor's API, which is the package {@code dev.trainadvisor.api} alone
+ * (docs/library.md): the types here change without notice, and a library user's code should not name them.
+ */
+package dev.trainadvisor.ingest;

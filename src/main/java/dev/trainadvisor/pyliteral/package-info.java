@@ -1,0 +1,7 @@
+/**
+ * A parser of Python literals, for the framework configs and printed arguments that logs carry.
+ *
+ * <p><b>Internal.</b> Not part of train-advisor's API, which is the package {@code dev.trainadvisor.api} alone
+ * (docs/library.md): the types here change without notice, and a library user's code should not name them.
+ */
+package dev.trainadvisor.pyliteral;
