@@ -33,6 +33,10 @@ class LibraryDocTest {
     @TempDir
     Path tmp;
 
+    static final Path README = Path.of("README.md");
+    /** A statement printing one value, with the value it prints as its comment: {@code println(...);   // 1.99}. */
+    static final Pattern PRINTS = Pattern.compile("(?m)System\\.out\\.println\\(.*\\);\\s*// (.+)$");
+
     static List<String> blocks() throws Exception {
         List<String> out = new ArrayList<>();
         Matcher m = BLOCK.matcher(Files.readString(GUIDE));
@@ -40,28 +44,62 @@ class LibraryDocTest {
         return out;
     }
 
+    /** The java block of the README's section "As a library". */
+    static String readmeBlock() throws Exception {
+        String text = Files.readString(README);
+        int at = text.indexOf("\n## As a library\n");
+        assertTrue(at >= 0, "README.md has no section \"As a library\"");
+        int next = text.indexOf("\n## ", at + 1);
+        Matcher m = BLOCK.matcher(next < 0 ? text.substring(at) : text.substring(at, next));
+        assertTrue(m.find(), "README.md's section \"As a library\" has no java block");
+        return m.group(1);
+    }
+
+    /**
+     * The README's snippet compiles against the api package alone, runs quietly, and prints what its comments say, line
+     * for line: the comments are the library's current answers for the README's first example, whose top diagnosis
+     * the maintainers of InternLM issue 22 found (PCIe between the GPUs).
+     */
+    @Test
+    void theReadmeSnippetCompilesAgainstTheApiAloneAndPrintsWhatItsCommentsSay() throws Exception {
+        String block = readmeBlock();
+        String out = compileAndRun(block, "README.md");
+        List<String> said = new ArrayList<>();
+        Matcher c = PRINTS.matcher(block);
+        while (c.find()) said.add(c.group(1).strip());
+        assertFalse(said.isEmpty(), "the README's snippet prints nothing it states");
+        assertEquals(said, out.lines().map(String::strip).toList(), "what the README's snippet prints");
+        assertEquals("intra-node-bandwidth", said.get(0));
+    }
+
+    /** Compiles a block (imports of api and java.* only, no warning) and runs it in a JVM of its own; its stdout. */
+    private String compileAndRun(String block, String where) throws Exception {
+        String cp = LibraryClasspath.classPath();
+        Matcher im = IMPORT.matcher(block);
+        while (im.find()) {
+            String imported = im.group(2);
+            assertTrue(imported.startsWith("java.") || imported.startsWith("dev.trainadvisor.api."),
+                    where + " imports " + imported + ": a library user's code needs only dev.trainadvisor.api and java.*");
+        }
+        Matcher cm = CLASS.matcher(block);
+        assertTrue(cm.find(), "a java block of " + where + " declares no public class:\n" + block);
+        String name = cm.group(1);
+        Path src = tmp.resolve(name + ".java");
+        Files.writeString(src, block);
+        compile(src, cp);
+        LibraryClasspath.Ran r = LibraryClasspath.java(LibraryClasspath.classPath(tmp), List.of(), name);
+        assertEquals(0, r.code(), name + " failed:\n" + r.out() + r.err());
+        assertEquals("", r.err(), name + " wrote on standard error");
+        return r.out();
+    }
+
     @Test
     void everyJavaBlockCompilesAgainstTheApiAloneAndRunsQuietly() throws Exception {
         List<String> blocks = blocks();
         assertFalse(blocks.isEmpty(), "docs/library.md has no java block");
-        String cp = LibraryClasspath.classPath();
         for (String block : blocks) {
-            Matcher im = IMPORT.matcher(block);
-            while (im.find()) {
-                String imported = im.group(2);
-                assertTrue(imported.startsWith("java.") || imported.startsWith("dev.trainadvisor.api."),
-                        "docs/library.md imports " + imported + ": a library user's code needs only dev.trainadvisor.api and java.*");
-            }
-            Matcher cm = CLASS.matcher(block);
-            assertTrue(cm.find(), "a java block of docs/library.md declares no public class:\n" + block);
-            String name = cm.group(1);
-            Path src = tmp.resolve(name + ".java");
-            Files.writeString(src, block);
-            compile(src, cp);
-            LibraryClasspath.Ran r = LibraryClasspath.java(LibraryClasspath.classPath(tmp), List.of(), name);
-            assertEquals(0, r.code(), name + " failed:\n" + r.out() + r.err());
-            assertEquals("", r.err(), name + " wrote on standard error");
-            if (name.equals("AdviseInternLm")) checkInternLm(r.out());
+            String out = compileAndRun(block, "docs/library.md");
+            if (block.contains("class AdviseInternLm")) checkInternLm(out);
         }
     }
 

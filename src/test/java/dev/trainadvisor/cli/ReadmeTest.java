@@ -1,9 +1,5 @@
 package dev.trainadvisor.cli;
 
-import dev.trainadvisor.advice.Advice;
-import dev.trainadvisor.advice.TrainAdvisor;
-import dev.trainadvisor.assemble.RunFiles;
-import dev.trainadvisor.spec.RunSpec;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -11,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * The README shows current output: every fenced block after a {@code <!-- output: ARGS -->} marker is checked against
  * what the command line prints for ARGS (standard output and error together), each of its lines in order; a trimmed
- * block leaves lines out but changes none. The library example's commented values are what the library returns.
+ * block leaves lines out but changes none. (The library snippet is run by api.LibraryDocTest.)
  */
 class ReadmeTest {
     static final Pattern MARKER = Pattern.compile("(?m)^<!-- output: (.+?) -->\\R```[a-z]*\\R(.*?)\\R```", Pattern.DOTALL);
@@ -64,22 +59,6 @@ class ReadmeTest {
             }
         }
         return blocks;
-    }
-
-    /** "advice.top().id(); // "intra-node-bandwidth"" and "speedup(); // 2.04: ..." are what the library returns. */
-    @Test
-    void libraryExampleValuesAreCurrent() throws IOException {
-        String text = readme();
-        Matcher file = Pattern.compile("RunFiles\\.read\\(Path\\.of\\(\"([^\"]+)\"\\)\\)").matcher(text);
-        assertTrue(file.find());
-        RunSpec spec = RunFiles.read(Path.of(file.group(1)));
-        Advice advice = TrainAdvisor.advise(spec.cluster(), spec.run());
-        Matcher top = Pattern.compile("advice\\.top\\(\\)\\.id\\(\\);\\s*// \"([^\"]+)\"").matcher(text);
-        assertTrue(top.find());
-        assertEquals(top.group(1), advice.top().id());
-        Matcher speedup = Pattern.compile("recommendations\\(\\)\\.get\\(0\\)\\.speedup\\(\\);\\s*// ([0-9.]+)").matcher(text);
-        assertTrue(speedup.find());
-        assertEquals(speedup.group(1), String.format(Locale.ROOT, "%.2f", advice.recommendations().get(0).speedup()));
     }
 
     /** The exit code the README gives for bad input is the one the command returns. */
