@@ -20,8 +20,12 @@ public final class LayoutCache<K, V> {
     private final Map<K, V> map;
     private long hits, misses;
 
+    /** Every cache made, for {@link #clearAll}. */
+    private static final java.util.List<LayoutCache<?, ?>> ALL = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public LayoutCache(int capacity) {
         if (capacity <= 0) throw new IllegalArgumentException("capacity must be positive");
+        ALL.add(this);
         this.capacity = capacity;
         this.map = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
@@ -67,6 +71,18 @@ public final class LayoutCache<K, V> {
     }
 
     public int capacity() { return capacity; }
+
+    /** Forgets every entry of every cache (tests: each run advised as if it were the first). */
+    public static void clearAll() {
+        for (LayoutCache<?, ?> c : ALL) c.clear();
+    }
+
+    /** Look-ups answered from any cache since they were made (tests: the caches are used). */
+    public static long allHits() {
+        long h = 0;
+        for (LayoutCache<?, ?> c : ALL) h += c.hits();
+        return h;
+    }
 
     /** Forgets every entry (tests: a cold cache). */
     public void clear() {

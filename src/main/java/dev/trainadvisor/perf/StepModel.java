@@ -40,6 +40,18 @@ public final class StepModel {
     }
 
     /**
+     * As {@link #predict(Cluster, RunMetrics)}, for a layout predicted once (a layout search's candidates, thousands of
+     * layouts each predicted once): its pieces are worked out for it alone and not kept, so that the search neither
+     * pays for the cache nor evicts the layouts a fleet repeats.
+     */
+    public static StepPrediction predictOnce(Cluster cluster, RunMetrics run) {
+        Model m = run.model();
+        Parallel p = run.parallel();
+        Training t = run.training();
+        return predict(cluster, m, p, t, Efficiency.defaults(cluster.gpu(), run), new Pieces(new PiecesKey(m, p, t, cluster.gpu())));
+    }
+
+    /**
      * What a prediction takes from the run's layout alone (model, parallel layout, training and the GPU), not
      * from the efficiencies or the links a fit moves: the FLOPs a token, the operations of a micro-batch (ComputeTime.Operations), the sharding,
      * this GPU's shard and the memory estimate. Worked out once per layout ({@link #LAYOUTS}) and shared by every
