@@ -75,17 +75,23 @@ class LayoutCacheAdviceTest {
         return Json.of(advisor.adviseRun(s.cluster(), s.run()));
     }
 
-    @Test
-    void aRunAdvisedAmongOthersInAnyOrderSaysWhatItSaysAlone() throws Exception {
-        List<Run> runs = runs();
-        assertTrue(runs.size() > 150, "runs: " + runs.size());
-        TrainAdvisor advisor = new TrainAdvisor(RuleEngine.builtIn()).withoutLayoutSearch();
+    /** Each run's advice with every cache emptied before it; the caches are left empty. */
+    static Map<String, String> eachAlone(TrainAdvisor advisor, List<Run> runs) {
         Map<String, String> alone = new LinkedHashMap<>();
         for (Run r : runs) {
             LayoutCache.clearAll();
             alone.put(r.name(), advise(advisor, r));
         }
         LayoutCache.clearAll();
+        return alone;
+    }
+
+    @Test
+    void aRunAdvisedAmongOthersInAnyOrderSaysWhatItSaysAlone() throws Exception {
+        List<Run> runs = runs();
+        assertTrue(runs.size() > 150, "runs: " + runs.size());
+        TrainAdvisor advisor = new TrainAdvisor(RuleEngine.builtIn()).withoutLayoutSearch();
+        Map<String, String> alone = eachAlone(advisor, runs);
         List<Run> shuffled = new ArrayList<>(runs);
         Collections.shuffle(shuffled, new Random(22));
         long hitsBefore = LayoutCache.allHits();
@@ -115,12 +121,7 @@ class LayoutCacheAdviceTest {
             runs.add(new Run(f + " slower", slower));
         }
         TrainAdvisor advisor = new TrainAdvisor(RuleEngine.builtIn());
-        Map<String, String> alone = new LinkedHashMap<>();
-        for (Run r : runs) {
-            LayoutCache.clearAll();
-            alone.put(r.name(), advise(advisor, r));
-        }
-        LayoutCache.clearAll();
+        Map<String, String> alone = eachAlone(advisor, runs);
         List<Run> shuffled = new ArrayList<>(runs);
         Collections.shuffle(shuffled, new Random(6));
         for (Run r : shuffled) assertEquals(alone.get(r.name()), advise(advisor, r), r.name());
