@@ -99,6 +99,11 @@ public final class TrainAdvisor {
     }
 
     public Advice adviseRun(Cluster cluster, RunMetrics run) {
+        // one advice predicts the same scenarios many times over (perf.StepModel#memoized)
+        return dev.trainadvisor.perf.StepModel.memoized(() -> adviseOnce(cluster, run));
+    }
+
+    private Advice adviseOnce(Cluster cluster, RunMetrics run) {
         Diagnosed diagnosed = diagnose(cluster, run);
         run = diagnosed.run();
         Baseline b = diagnosed.baseline();
@@ -131,22 +136,40 @@ public final class TrainAdvisor {
      * like every remedy, from the fitted step.
      */
     static RemedyProposal bestLayout(Cluster cluster, RunMetrics run, List<Diagnosis> diagnoses) {
-        LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run), LayoutSearch.Options.forAdvice());
-        if (r.best().isEmpty()) return null;
-        Layout best = r.best().get(0).layout(), own = Layout.of(run);
-        RunChange change = best.changesFrom(own);
-        if (change.isEmpty() || (r.own() != null && r.best().get(0).tokensPerGpuPerS() <= r.own().tokensPerGpuPerS()))
-            return null;
+        Searched r = SEARCHED.get(WhatFits.Key.of(cluster, run), k -> Searched.of(cluster, run));
+        if (r.best() == null) return null;
+        Layout best = r.best();
+        RunChange change = r.change();
         // it answers the largest cause that claims seconds of the step (not a finding such as skipped steps)
         List<String> addresses = diagnoses.stream().filter(d -> d.impactFraction() > 0).limit(1).map(Diagnosis::id).toList();
         // for a run that does not fit, the layout that does answers that
-        if (addresses.isEmpty() && r.own() == null)
+        if (addresses.isEmpty() && !r.ownFits())
             addresses = diagnoses.stream().filter(d -> d.cause() == dev.trainadvisor.facts.Cause.MEMORY_OVERFLOW).limit(1).map(Diagnosis::id).toList();
         return new RemedyProposal(BEST_LAYOUT, "Lay the run out as " + best.describe(), change, true, addresses,
                 "The fastest layout of these GPUs at the same global batch that the step model finds, searching tensor, "
                         + "pipeline, context, data and expert parallelism, ZeRO, micro-batches and recomputation.",
                 "best-layout (search)");
     }
+
+    /**
+     * What bestLayout takes of the layout search: the fastest layout and its changes from the run's, or a null layout
+     * when there is none or the run's own is as fast, and whether the run's own layout fits. It depends on the run's layout alone, not on what the run measured:
+     * searched once per layout ({@link #SEARCHED}).
+     */
+    record Searched(Layout best, RunChange change, boolean ownFits) {
+        static Searched of(Cluster cluster, RunMetrics run) {
+            LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run), LayoutSearch.Options.forAdvice());
+            if (r.best().isEmpty()) return new Searched(null, null, r.own() != null);
+            Layout best = r.best().get(0).layout(), own = Layout.of(run);
+            RunChange change = best.changesFrom(own);
+            if (change.isEmpty() || (r.own() != null && r.best().get(0).tokensPerGpuPerS() <= r.own().tokensPerGpuPerS()))
+                return new Searched(null, null, r.own() != null);
+            return new Searched(best, change, r.own() != null);
+        }
+    }
+
+    /** Layout searches of the advice by layout: a library or server advising many runs of one layout searches once. */
+    static final dev.trainadvisor.perf.LayoutCache<WhatFits.Key, Searched> SEARCHED = new dev.trainadvisor.perf.LayoutCache<>(256);
 
     /** Prices every proposal; keeps those that fit in memory and gain over the baseline and over what the run did. */
     static List<Recommendation> recommend(Baseline b, List<RemedyProposal> proposals, ObservationFact observed,

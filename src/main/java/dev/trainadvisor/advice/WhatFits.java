@@ -44,7 +44,23 @@ final class WhatFits {
     /** And never beyond this many GPUs (the largest training clusters published hold about 100,000). */
     static final int MAX_GPUS = 65536;
 
+    /** A layout as what fits depends on it: not on the run's name or what it measured. */
+    record Key(Cluster cluster, dev.trainadvisor.spec.Model model, dev.trainadvisor.spec.Parallel parallel,
+               dev.trainadvisor.spec.Training training) {
+        static Key of(Cluster cluster, RunMetrics run) { return new Key(cluster, run.model(), run.parallel(), run.training()); }
+    }
+
+    /**
+     * What fits, by layout: a search of every layout of the run's GPUs, and of more GPUs or larger ones, for each run
+     * that does not fit, the same for every run of a layout (issue 22: a fleet runs each layout many times).
+     */
+    static final dev.trainadvisor.perf.LayoutCache<Key, CapacityFact> CACHE = new dev.trainadvisor.perf.LayoutCache<>(512);
+
     static CapacityFact of(Cluster cluster, RunMetrics run) {
+        return CACHE.get(Key.of(cluster, run), k -> search(cluster, run));
+    }
+
+    private static CapacityFact search(Cluster cluster, RunMetrics run) {
         // what the GPUs hold as the run offloads (or not): offloading more is a remedy of its own, priced beside these
         LayoutSearch.Options a = LayoutSearch.Options.forAdvice();
         java.util.Set<String> vary = new java.util.TreeSet<>(a.vary());

@@ -1,6 +1,7 @@
 package dev.trainadvisor.perf;
 
 import dev.trainadvisor.spec.Gpu;
+import dev.trainadvisor.spec.KernelCurve;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Recompute;
@@ -40,19 +41,48 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
     public double microBatchSeconds() { return forwardSeconds + backwardSeconds; }
 
     public static ComputeTime of(Model m, Parallel p, Training t, Gpu gpu, Efficiency eff) {
+        return of(Operations.of(StepOperations.of(m, p, t), t, gpu), p, t, gpu, eff);
+    }
+
+    /**
+     * A micro-batch's operations with what the step takes of each from the layout and the GPU alone, not from the
+     * efficiencies: the wave-quantization efficiency, the GEMM curve's fraction at its inner dimension, the forward
+     * passes the recomputation makes, and the kernels launched in all. Worked out once per layout (StepModel.Pieces).
+     */
+    record Operations(List<Operation> list, double[] wave, double[] inner, double[] passes, double launches) {
+        static Operations of(List<Operation> ops, Training t, Gpu gpu) {
+            double share = t.fullRecomputeShare();
+            boolean selective = t.recompute() == Recompute.SELECTIVE;
+            KernelCurve curve = dev.trainadvisor.spec.Catalog.builtIn().gemmCurve(gpu.architecture());
+            int sms = Roofline.sms(gpu), n = ops.size();
+            double[] wave = new double[n], inner = new double[n], passes = new double[n];
+            double launches = 0;
+            for (int i = 0; i < n; i++) {
+                Operation o = ops.get(i);
+                wave[i] = Roofline.waveEfficiency(o, sms);
+                inner[i] = Roofline.innerFraction(curve, o);
+                passes[i] = o.passes(share, selective);
+                launches += o.launches(share, selective);
+            }
+            return new Operations(List.copyOf(ops), wave, inner, passes, launches);
+        }
+    }
+
+    /** As {@link #of(Model, Parallel, Training, Gpu, Efficiency)}, of the operations StepOperations gives the run. */
+    static ComputeTime of(Operations ops, Parallel p, Training t, Gpu gpu, Efficiency eff) {
         Roofline roofline = new Roofline(gpu, t, eff);
-        double share = t.fullRecomputeShare();
-        boolean selective = t.recompute() == Recompute.SELECTIVE;
-        double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0, launches = 0;
-        List<Timed> timed = new ArrayList<>();
-        for (Operation o : StepOperations.of(m, p, t)) {
-            double fwd = roofline.forwardSeconds(o);
+        double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0;
+        double launches = ops.launches();
+        List<Operation> operations = ops.list();
+        List<Timed> timed = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            Operation o = operations.get(i);
+            double fwd = roofline.forwardSeconds(o, ops.wave()[i], ops.inner()[i]);
             // forward-equivalent passes: the backward's own time (two forwards, but for a grouped GEMM's weight
             // gradients) over the forward's, with the recomputed forwards
-            double passes = fwd > 0 ? o.passes(share, selective) - 2 + roofline.backwardSeconds(o) / fwd
-                    : o.passes(share, selective);
+            double passes = fwd > 0 ? ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd
+                    : ops.passes()[i];
             timed.add(new Timed(o, fwd, passes));
-            launches += o.launches(share, selective);
             forward += fwd;
             total += fwd * passes;
             switch (o.kind()) {
@@ -62,7 +92,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             }
             if (o.kind() == Operation.Kind.GEMM && o.inLayer()) {
                 gemmFlops += o.flops();
-                waveFlops += o.flops() * roofline.waveEfficiency(o);
+                waveFlops += o.flops() * ops.wave()[i];
             }
         }
         double wave = gemmFlops > 0 ? waveFlops / gemmFlops : 1;

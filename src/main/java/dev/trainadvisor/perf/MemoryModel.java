@@ -43,6 +43,11 @@ public final class MemoryModel {
     }
 
     static MemoryEstimate of(Sharding sh, Cluster c, Model m, Parallel p, Training t) {
+        return of(sh, c.gpu().hbmGb(), m, p, t);
+    }
+
+    /** As {@link #of(Sharding, Cluster, Model, Parallel, Training)}: of the cluster only its GPU's memory counts. */
+    static MemoryEstimate of(Sharding sh, double capacityGb, Model m, Parallel p, Training t) {
         Params.LayerSums sums = Params.layerSums(m);
         double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
                 + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);
@@ -58,7 +63,7 @@ public final class MemoryModel {
         MemoryEstimate.Stage peak = stages.get(0);
         for (MemoryEstimate.Stage st : stages) if (st.totalGb() > peak.totalGb()) peak = st;
         return new MemoryEstimate(peak.weightsGb(), peak.gradientsGb(), peak.optimizerGb(), peak.activationsGb(),
-                peak.logitsGb(), peak.buffersGb(), c.gpu().hbmGb(), stages, peak.hostGb());
+                peak.logitsGb(), peak.buffersGb(), capacityGb, stages, peak.hostGb());
     }
 
     /** Model states for {@code psi} parameters on this GPU; exposed for the ZeRO paper's worked example. */

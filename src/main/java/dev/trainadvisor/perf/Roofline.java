@@ -60,12 +60,20 @@ public final class Roofline {
         gradBytes = t.gradReducePrecision().bytes;
         scoresThroughMemory = !t.flashAttention() && t.attentionKernel() == AttentionKernel.EAGER;
         byInnerDimension = Catalog.builtIn().gemmCurve(gpu.architecture());
-        sms = gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS;
+        sms = sms(gpu);
     }
 
-    public double forwardSeconds(Operation o) {
+    static int sms(Gpu gpu) { return gpu.sms() > 0 ? gpu.sms() : DEFAULT_SMS; }
+
+    public double forwardSeconds(Operation o) { return forwardSeconds(o, waveEfficiency(o), innerFraction(o)); }
+
+    /**
+     * As {@link #forwardSeconds(Operation)}, with the operation's {@link #waveEfficiency} and {@link #innerFraction} on
+     * this GPU given: they depend on the layout and the GPU alone, and a prediction's layout pieces hold them.
+     */
+    double forwardSeconds(Operation o, double wave, double inner) {
         return switch (o.kind()) {
-            case GEMM -> gemmSeconds(o);
+            case GEMM -> gemmSeconds(o, wave, inner);
             // the Hugging Face eager attention's batched GEMMs have the head dimension inside (64-128): they write and
             // read the score matrix at HBM speed more than they compute (bench/h200_hf_step_kernels.py: 37.6 ms of
             // them a step where 12 bytes a score take 34.7 ms and their FLOPs at the GEMM rate 13.4). Not for
@@ -84,9 +92,11 @@ public final class Roofline {
      * gradient-accumulation fusion adds each micro-batch's into the fp32 main gradient): with few tokens an expert's
      * weight gradient is bound by that traffic.
      */
-    public double backwardSeconds(Operation o) {
-        if (o.kind() != Operation.Kind.GEMM || o.bytes() <= 0) return 2 * forwardSeconds(o);
-        double compute = o.flops() / (gemmRate * waveEfficiency(o));
+    public double backwardSeconds(Operation o) { return backwardSeconds(o, waveEfficiency(o), innerFraction(o)); }
+
+    double backwardSeconds(Operation o, double wave, double inner) {
+        if (o.kind() != Operation.Kind.GEMM || o.bytes() <= 0) return 2 * forwardSeconds(o, wave, inner);
+        double compute = o.flops() / (gemmRate * wave);
         double weightGradient = o.bytes() - 2 * o.weights() + 2 * gradBytes * o.weights();
         return bound(compute, o.bytes()) + bound(compute, weightGradient);
     }
@@ -96,10 +106,21 @@ public final class Roofline {
      * measured (knowledge-base/gemm-efficiency.json: GEMMs of K 768 run at 0.80 of large ones on an H200); a grouped
      * GEMM's also bound by reading its weights ({@link #GROUPED_GEMM_POWER}).
      */
-    private double gemmSeconds(Operation o) {
-        double compute = o.flops() / (gemmRate * waveEfficiency(o));
+    private double gemmSeconds(Operation o, double wave, double inner) {
+        double compute = o.flops() / (gemmRate * wave);
         if (o.bytes() > 0) return bound(compute, o.bytes());
-        return byInnerDimension == null || o.innerDimension() <= 0 ? compute : compute / byInnerDimension.at(o.innerDimension());
+        return byInnerDimension == null || o.innerDimension() <= 0 ? compute : compute / inner;
+    }
+
+    /**
+     * The GPU's GEMM throughput at the operation's inner dimension over its large-GEMM throughput (the architecture's
+     * measured curve), for GEMMs that read no streamed weights; NaN where it does not apply.
+     */
+    double innerFraction(Operation o) { return innerFraction(byInnerDimension, o); }
+
+    static double innerFraction(KernelCurve curve, Operation o) {
+        return o.kind() != Operation.Kind.GEMM || curve == null || o.innerDimension() <= 0 ? Double.NaN
+                : curve.at(o.innerDimension());
     }
 
     /** The p-norm of a grouped GEMM's compute time and the time to stream {@code bytes}. */
@@ -112,7 +133,9 @@ public final class Roofline {
      * Of a GEMM's waves over the SMs, the share of SM slots busy, and for a grouped GEMM of few tokens per expert the
      * share of its 128-row tiles' rows that hold a token; 1 for an operation that is not a GEMM.
      */
-    public double waveEfficiency(Operation o) {
+    public double waveEfficiency(Operation o) { return waveEfficiency(o, sms); }
+
+    static double waveEfficiency(Operation o, int sms) {
         if (o.kind() != Operation.Kind.GEMM) return 1;
         double w = waves(o.m(), o.n(), o.groups(), sms);
         return o.bytes() > 0 ? w * o.m() / (TILE * Math.ceil(o.m() / TILE)) : w;

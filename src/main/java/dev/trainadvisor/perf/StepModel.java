@@ -27,13 +27,123 @@ public final class StepModel {
         Model m = run.model();
         Parallel p = run.parallel();
         Training t = run.training();
+        Pieces pieces = pieces(m, p, t, cluster.gpu());
+        java.util.Map<PredictionKey, StepPrediction> memo = MEMO.get();
+        if (memo == null) return predict(cluster, m, p, t, eff, pieces);
+        PredictionKey key = new PredictionKey(pieces, cluster, eff);
+        StepPrediction s = memo.get(key);
+        if (s == null) {
+            s = predict(cluster, m, p, t, eff, pieces);
+            if (memo.size() < MEMO_ENTRIES) memo.put(key, s);
+        }
+        return s;
+    }
+
+    /**
+     * As {@link #predict(Cluster, RunMetrics)}, for a layout predicted once (a layout search's candidates, thousands of
+     * layouts each predicted once): its pieces are worked out for it alone and not kept, so that the search neither
+     * pays for the cache nor evicts the layouts a fleet repeats.
+     */
+    public static StepPrediction predictOnce(Cluster cluster, RunMetrics run) {
+        Model m = run.model();
+        Parallel p = run.parallel();
+        Training t = run.training();
+        return predict(cluster, m, p, t, Efficiency.defaults(cluster.gpu(), run), new Pieces(new PiecesKey(m, p, t, cluster.gpu())));
+    }
+
+    /**
+     * What a prediction takes from the run's layout alone (model, parallel layout, training and the GPU), not
+     * from the efficiencies or the links a fit moves: the FLOPs a token, the operations of a micro-batch (ComputeTime.Operations), the sharding,
+     * this GPU's shard and the memory estimate. Worked out once per layout ({@link #LAYOUTS}) and shared by every
+     * prediction of it: the fit's evaluations (hundreds a run), the remedies' pricing and every run of the layout in a
+     * fleet. An instance stands for its key: equal keys give the same instance while it is cached.
+     */
+    static final class Pieces {
+        final FlopsPerToken flops;
+        final ComputeTime.Operations operations;
+        final Sharding sharding;
+        final Shard shard;
+        final MemoryEstimate memory;
+
+        Pieces(PiecesKey k) {
+            flops = FlopsPerToken.of(k.m(), k.t());
+            operations = ComputeTime.Operations.of(StepOperations.of(k.m(), k.p(), k.t()), k.t(), k.gpu());
+            sharding = Sharding.of(k.p());
+            shard = Shard.of(k.m(), k.p(), sharding);
+            memory = MemoryModel.of(sharding, k.gpu().hbmGb(), k.m(), k.p(), k.t());
+        }
+    }
+
+    /** A layout as {@link Pieces} depend on it; records of value-equal records. */
+    record PiecesKey(Model m, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu) {}
+
+    /** Layouts whose pieces are kept: more than a fleet of a few hundred layouts has, a few MB in all. */
+    static final int LAYOUT_ENTRIES = 2048;
+
+    static final LayoutCache<PiecesKey, Pieces> LAYOUTS = new LayoutCache<>(LAYOUT_ENTRIES);
+
+    /** The pieces of the layout last predicted on this thread, by identity: a fit predicts one layout hundreds of times. */
+    private static final ThreadLocal<Object[]> LAST = new ThreadLocal<>();
+
+    static Pieces pieces(Model m, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu) {
+        Object[] last = LAST.get();
+        if (last != null && last[0] == m && last[1] == p && last[2] == t && last[3] == gpu) return (Pieces) last[4];
+        Pieces pieces = LAYOUTS.get(new PiecesKey(m, p, t, gpu), Pieces::new);
+        LAST.set(new Object[]{m, p, t, gpu, pieces});
+        return pieces;
+    }
+
+    /**
+     * A prediction's inputs: the layout (its pieces' instance), the cluster with its links, the efficiencies. Hashed
+     * on the pieces' identity, the efficiencies and the links' bandwidths (what a fit moves), not on the whole cluster:
+     * its deep hash cost more than many a prediction; equal as the cluster is.
+     */
+    private record PredictionKey(Pieces pieces, Cluster cluster, Efficiency eff) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PredictionKey k && k.pieces == pieces && k.eff.equals(eff)
+                    && (k.cluster == cluster || k.cluster.equals(cluster));
+        }
+
+        @Override
+        public int hashCode() {
+            int h = System.identityHashCode(pieces) * 31 + eff.hashCode();
+            if (cluster.intraNode() != null) h = h * 31 + Double.hashCode(cluster.intraNode().busbwGbps());
+            if (cluster.interNode() != null) h = h * 31 + Double.hashCode(cluster.interNode().nodeGbps());
+            return h;
+        }
+    }
+
+    /** Predictions remembered within one {@link #memoized} call on this thread; null outside one. */
+    private static final ThreadLocal<java.util.Map<PredictionKey, StepPrediction>> MEMO = new ThreadLocal<>();
+
+    /** Predictions one memoized call keeps at most (a few KB each): an advice makes 1,000-5,000, a fifth of them repeats. */
+    static final int MEMO_ENTRIES = 4096;
+
+    /**
+     * Runs {@code work} with the predictions it makes on this thread remembered: one advice predicts the same scenario
+     * again and again (each hypothesis of the fit starts from the catalogue's values; each remedy is priced against every
+     * alternative explanation's own step). The same inputs give the same prediction, so the advice does not change;
+     * the memory is dropped when {@code work} returns. Nested calls share the outer one's.
+     */
+    public static <T> T memoized(java.util.function.Supplier<T> work) {
+        if (MEMO.get() != null) return work.get();
+        MEMO.set(new java.util.HashMap<>());
+        try {
+            return work.get();
+        } finally {
+            MEMO.remove();
+        }
+    }
+
+    private static StepPrediction predict(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
         int mb = t.microBatches();
 
-        FlopsPerToken flops = FlopsPerToken.of(m, t);
-        ComputeTime compute = ComputeTime.of(m, p, t, cluster.gpu(), eff);
-        StepContext context = StepContext.of(cluster, m, p, t);
+        FlopsPerToken flops = pieces.flops;
+        ComputeTime compute = ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff);
+        StepContext context = StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard);
         List<Collective> collectives = CommModel.of(ParallelDimension.SHIPPED, context, compute, eff);
-        MemoryEstimate memory = MemoryModel.of(context.sharding(), cluster, m, p, t);
+        MemoryEstimate memory = pieces.memory;
 
         double forward = mb * compute.forwardSeconds();
         double backward = mb * compute.backwardSeconds();

@@ -195,7 +195,7 @@ public final class LayoutSearch {
 
     /** The layout as the model predicts it; null when it does not leave {@code headroom} of the memory free. */
     static Candidate candidate(Cluster cluster, RunMetrics laid, Layout x, double headroom) {
-        StepPrediction p = StepModel.predict(cluster, laid);
+        StepPrediction p = StepModel.predictOnce(cluster, laid);
         if (p.memory().totalGb() > p.memory().capacityGb() * (1 - headroom)) return null;
         // what the step is made of: compute, the exposed communication (named by its longest collective and link),
         // the pipeline bubble, the optimizer; each that takes a tenth of the step or more, the largest first

@@ -30,6 +30,31 @@ public final class Resources {
     }
 
     /** Names (full resource paths, sorted) of the files in classpath folder {@code dir} ending in {@code suffix}. */
+    /**
+     * The entries of each jar that are not classes, read once: the runnable jar holds some 10,000 classes beside a few
+     * hundred resources, and the catalogue, the presets, the frameworks and the rules each list a folder of it (a cold
+     * `advise` read its whole directory four times).
+     */
+    private static final java.util.Map<String, List<String>> JAR_RESOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static List<String> resourcesOf(JarURLConnection c) throws IOException {
+        String jarUrl = c.getJarFileURL().toString();
+        List<String> names = JAR_RESOURCES.get(jarUrl);
+        if (names != null) return names;
+        c.setUseCaches(false);
+        List<String> read = new ArrayList<>();
+        try (JarFile jar = c.getJarFile()) {
+            Enumeration<JarEntry> es = jar.entries();
+            while (es.hasMoreElements()) {
+                String n = es.nextElement().getName();
+                if (!n.endsWith(".class")) read.add(n);
+            }
+        }
+        names = List.copyOf(read);
+        JAR_RESOURCES.putIfAbsent(jarUrl, names);
+        return names;
+    }
+
     public static List<String> list(String dir, String suffix) {
         String prefix = dir.endsWith("/") ? dir : dir + "/";
         List<String> out = new ArrayList<>();
@@ -43,16 +68,8 @@ public final class Resources {
                                 .forEach(n -> out.add(prefix + n));
                     }
                 } else if ("jar".equals(url.getProtocol())) {
-                    JarURLConnection c = (JarURLConnection) url.openConnection();
-                    c.setUseCaches(false);
-                    try (JarFile jar = c.getJarFile()) {
-                        Enumeration<JarEntry> es = jar.entries();
-                        while (es.hasMoreElements()) {
-                            String n = es.nextElement().getName();
-                            if (n.startsWith(prefix) && n.endsWith(suffix) && n.indexOf('/', prefix.length()) < 0)
-                                out.add(n);
-                        }
-                    }
+                    for (String n : resourcesOf((JarURLConnection) url.openConnection()))
+                        if (n.startsWith(prefix) && n.endsWith(suffix) && n.indexOf('/', prefix.length()) < 0) out.add(n);
                 }
             }
         } catch (IOException e) {
