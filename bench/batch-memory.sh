@@ -10,12 +10,7 @@ n=${1:-10000}
 formats=${FORMATS:-csv json md html}
 jar=${JAR:-target/train-advisor.jar}
 limit_mb=1024
-[ -f "$jar" ] || { echo "no $jar: build it first (mvn -B -ntp -q package -DskipTests)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
-dir=$(mktemp -d)
-out=$(mktemp -d)
-trap 'rm -rf "$dir" "$out"' EXIT
-python3 bench/fleet.py "$n" "$dir"
+. bench/fleet-setup.sh
 echo "$n run files; $(nproc) cores; java $(java -version 2>&1 | head -1 | cut -d'"' -f2); default max heap $(java -XX:+PrintFlagsFinal -version 2>/dev/null | awk '/ MaxHeapSize /{printf "%d MB", $4/1048576}')"
 fail=0
 for f in $formats; do

@@ -13,12 +13,7 @@ format=${FORMAT:-csv}
 jar=${JAR:-target/train-advisor.jar}
 repeat=${REPEAT:-1}
 limit_ms=1
-[ -f "$jar" ] || { echo "no $jar: build it first (mvn -B -ntp -q package -DskipTests)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
-dir=$(mktemp -d)
-out=$(mktemp -d)
-trap 'rm -rf "$dir" "$out"' EXIT
-python3 bench/fleet.py "$n" "$dir"
+. bench/fleet-setup.sh
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); java $(java -version 2>&1 | head -1 | cut -d'"' -f2)"
 walls=()
 for i in $(seq 1 "$repeat"); do
