@@ -182,7 +182,8 @@ class LeaveOneSourceOutTest {
     /**
      * Issue 21's done-when: the attention-by-build rows (whose run file names a 2022-23 kernel build, FlashAttention-1
      * or the Triton kernel, or attention without flash, on an A100 or newer: not a framework's default, which is how the
-     * InternLM-issue rows run FlashAttention-1) and the multi-node MoE rows (experts on more than one node) each come
+     * InternLM-issue rows run FlashAttention-1), the multi-node MoE rows (experts on more than one node) and the
+     * consumer-GPU rows (GeForce cards: nanoGPT/Languini/speedrun tuned, llm.c PR 322 held out) each come
      * from a source the constants are fitted on (a group with tune rows) and from a source they never saw (a group with
      * no tune row), each new family whole on one side.
      */
@@ -199,7 +200,10 @@ class LeaveOneSourceOutTest {
         }
         Predicate<ReferenceRun> attentionBuild = r -> namedBuild.contains(r.id()) && r.spec().cluster().gpu().smVersion() >= 80;
         Predicate<ReferenceRun> multiNodeMoe = r -> r.spec().run().model().moe() != null && r.spec().cluster().nodes() > 1;
-        for (var kind : Map.of("attention by build", attentionBuild, "multi-node MoE", multiNodeMoe).entrySet()) {
+        // consumer GPUs as perf.RunClass's family names them: the catalogue's GPUs without PCIe peer-to-peer (GeForce)
+        Predicate<ReferenceRun> consumerGpu = r -> r.spec().run().model().moe() == null && !r.spec().cluster().gpu().pcieP2p();
+        for (var kind : Map.of("attention by build", attentionBuild, "multi-node MoE", multiNodeMoe,
+                "consumer GPUs", consumerGpu).entrySet()) {
             java.util.Set<String> tuned = new java.util.TreeSet<>(), heldOut = new java.util.TreeSet<>();
             for (ReferenceRun r : RUNS) {
                 if (r.isExcluded() || !kind.getValue().test(r)) continue;
@@ -211,7 +215,7 @@ class LeaveOneSourceOutTest {
         }
         // the families issue 21 added for these kinds are whole on one side
         for (String g : List.of("FlashAttention (Dao et al., 8xA100)", "Lambda FlashAttention-2 benchmark (A100/H100)",
-                "DeepSeek-V3 (H800)"))
+                "DeepSeek-V3 (H800)", "llm.c pull requests (RTX 4090)"))
             assertEquals(1, RUNS.stream().filter(r -> r.sourceGroup().equals(g)).map(ReferenceRun::split).distinct().count(), g);
     }
 
