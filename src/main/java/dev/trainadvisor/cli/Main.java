@@ -10,8 +10,6 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "train-advisor", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Tells why an LLM training run is slower than it should be, and what to change.",
-        subcommands = {AdviseCommand.class, BatchCommand.class, ParseCommand.class, ValidateCommand.class, SearchCommand.class,
-                CatalogCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class},
         footerHeading = "%nSee 'train-advisor help COMMAND' for a command's options.%n",
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK, ExitCodes.FAIL_ON, ExitCodes.BAD_INPUT})
 public final class Main implements Runnable {
@@ -36,7 +34,8 @@ public final class Main implements Runnable {
      */
     public static int run(String... args) {
         if (needsShippedRules(args)) dev.trainadvisor.engine.RuleEngine.preload();
-        CommandLine cl = new CommandLine(new Main());
+        if (readsRuns(args)) prepare(needsShippedRules(args));
+        CommandLine cl = commandLine(args);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> failed(ex, cmd.getErr(), args));
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setUsageHelpWidth(USAGE_WIDTH);
@@ -46,6 +45,55 @@ public final class Main implements Runnable {
         } catch (StackOverflowError | OutOfMemoryError e) {
             return failed(e, cl.getErr(), args);
         }
+    }
+
+    /** The commands, in the order the usage lists them. */
+    private static final java.util.List<java.util.Map.Entry<String, java.util.function.Supplier<Object>>> COMMANDS = java.util.List.of(
+            java.util.Map.entry("advise", AdviseCommand::new), java.util.Map.entry("batch", BatchCommand::new),
+            java.util.Map.entry("parse", ParseCommand::new), java.util.Map.entry("validate", ValidateCommand::new),
+            java.util.Map.entry("search", SearchCommand::new), java.util.Map.entry("catalog", CatalogCommand::new),
+            java.util.Map.entry("help", CommandLine.HelpCommand::new), java.util.Map.entry("completion", CompletionCommand::new));
+
+    /** Every command (the usage, help, completion and the generated docs/cli.md read the whole tree). */
+    static CommandLine commandLine() { return commandLine(new String[0]); }
+
+    /**
+     * The command line for {@code args}: where they name a command that needs no other (all but help and completion),
+     * the tree holds that command alone, since picocli reads every command's options by reflection when it is added
+     * (a third of the command line's start-up; bench/coldstart.sh); otherwise every command. A command's usage and
+     * messages are the same either way (CommandLineTest).
+     */
+    static CommandLine commandLine(String... args) {
+        String named = args.length > 0 && !args[0].equals("help") && !args[0].equals("completion") ? args[0] : null;
+        boolean one = named != null && COMMANDS.stream().anyMatch(c -> c.getKey().equals(named));
+        CommandLine cl = new CommandLine(new Main());
+        for (var c : COMMANDS) if (!one || c.getKey().equals(named)) cl.addSubcommand(c.getKey(), c.getValue().get());
+        return cl;
+    }
+
+    /**
+     * Reads the knowledge base, and for a command that writes advice builds its JSON serializers, on a daemon thread
+     * while the command line is parsed (a cold `advise` under 0.8 s, bench/coldstart.sh). Whatever fails here is done
+     * again where it is needed, and reported there.
+     */
+    private static void prepare(boolean advice) {
+        Thread t = new Thread(() -> {
+            try {
+                dev.trainadvisor.spec.Catalog.readAll();
+                if (advice) dev.trainadvisor.report.Json.prepare();
+            } catch (RuntimeException | LinkageError e) {
+                // read again by the command, which reports it
+            }
+        }, "train-advisor-prepare");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Whether the command reads a run against the shipped knowledge base (advise, batch, search, parse). */
+    static boolean readsRuns(String... args) {
+        if (args.length == 0) return false;
+        for (String a : args) if (a.equals("--help") || a.equals("-h")) return false;
+        return switch (args[0]) { case "advise", "batch", "search", "parse" -> true; default -> false; };
     }
 
     /**

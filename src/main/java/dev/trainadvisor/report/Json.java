@@ -56,6 +56,12 @@ public final class Json {
 
     public static String of(Advice advice) { return write(AdviceView.of(advice)); }
 
+    /**
+     * Builds the serializers of the advice's JSON ahead of use (Jackson introspects each record of AdviceView the first
+     * time; a sixth of a cold `advise`), for the command line to do on a second core. The bytes written are the same.
+     */
+    public static void prepare() { MAPPER.writerFor(AdviceView.class); }
+
     public static String of(List<Advice> advice) { return write(advice.stream().map(AdviceView::of).toList()); }
 
     /** Any other report made of records (validation), in the same style. */

@@ -77,6 +77,18 @@ public final class Catalog {
         this.curves = curves;
     }
 
+    /**
+     * Reads the whole shipped knowledge base: the catalogue, the framework profiles and the presets (each once,
+     * whichever thread asks first). The command line calls it on a second core while it parses the arguments
+     * (cli.Main, bench/coldstart.sh).
+     */
+    public static void readAll() {
+        builtIn();
+        Frameworks.builtIn();
+        Presets.clusters();
+        Presets.models();
+    }
+
     public static Catalog builtIn() {
         Catalog c = builtIn;
         if (c == null) {

@@ -16,13 +16,25 @@ public final class Presets {
     private Presets() {}
 
     public static Map<String, JsonNode> models() {
-        if (models == null) models = load("model");
-        return models;
+        Map<String, JsonNode> m = models;
+        if (m == null) {
+            synchronized (Presets.class) {   // read once, whichever thread comes first (Catalog.preload)
+                if (models == null) models = load("model");
+                m = models;
+            }
+        }
+        return m;
     }
 
     public static Map<String, JsonNode> clusters() {
-        if (clusters == null) clusters = load("knowledge-base/clusters");
-        return clusters;
+        Map<String, JsonNode> c = clusters;
+        if (c == null) {
+            synchronized (Presets.class) {
+                if (clusters == null) clusters = load("knowledge-base/clusters");
+                c = clusters;
+            }
+        }
+        return c;
     }
 
     private static Map<String, JsonNode> load(String dir) {

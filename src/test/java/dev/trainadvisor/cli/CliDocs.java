@@ -19,7 +19,7 @@ final class CliDocs {
 
     /** The commands in the order the top-level help lists them. */
     static List<String> commands() {
-        return new ArrayList<>(new CommandLine(new Main()).getSubcommands().keySet());
+        return new ArrayList<>(Main.commandLine().getSubcommands().keySet());
     }
 
     static String markdown() {

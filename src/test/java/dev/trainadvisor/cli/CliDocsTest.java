@@ -23,7 +23,7 @@ class CliDocsTest {
     @Test
     void everyCommandAndOptionIsOnThePage() throws IOException {
         String page = Files.readString(CliDocs.PAGE);
-        CommandLine top = new CommandLine(new Main());
+        CommandLine top = Main.commandLine();
         List<String> missing = new ArrayList<>();
         int options = 0;
         for (var e : top.getSubcommands().entrySet()) {

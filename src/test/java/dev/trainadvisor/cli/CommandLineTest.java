@@ -42,7 +42,7 @@ class CommandLineTest {
 
     static List<CommandLine> commands() {
         List<CommandLine> out = new ArrayList<>();
-        CommandLine root = new CommandLine(new Main());
+        CommandLine root = Main.commandLine();
         out.add(root);
         out.addAll(root.getSubcommands().values());
         return out;
@@ -92,7 +92,7 @@ class CommandLineTest {
     /** advise's options are grouped: the log and what ran it, the run, the layout, rules and output, in that order. */
     @Test
     void optionsAreGrouped() {
-        CommandLine advise = new CommandLine(new Main()).getSubcommands().get("advise");
+        CommandLine advise = Main.commandLine().getSubcommands().get("advise");
         List<String> headings = new ArrayList<>();
         for (ArgGroupSpec g : advise.getCommandSpec().argGroups()) headings.add(g.heading().replace("%n", "").strip().replaceAll(" .*|:$", ""));
         assertEquals(List.of("Log", "Run", "Layout", "Rules", "Output"), headings);
@@ -119,7 +119,7 @@ class CommandLineTest {
             assertTrue(help.contains("Exit codes:") && Pattern.compile("(?m)^\\s+0\\s+done$").matcher(help).find()
                     && (name.equals("catalog") || name.equals("completion") || help.contains("bad ")), name + ":\n" + help);
         }
-        assertTrue(usage(new CommandLine(new Main()).getSubcommands().get("advise")).contains("--fail-on severity or worse"));
+        assertTrue(usage(Main.commandLine().getSubcommands().get("advise")).contains("--fail-on severity or worse"));
         CliTest.Result viaHelp = run("help", "advise"), viaOption = run("advise", "--help");
         assertEquals(0, viaHelp.code());
         assertEquals(viaOption.out(), viaHelp.out());
@@ -267,6 +267,29 @@ class CommandLineTest {
         assertTrue(BatchCommand.Progress.line(10, 10_000, 4.0, "x").contains("2.5 runs/s, 1:06:36 left"));
         assertEquals("1:02:05", BatchCommand.Progress.clock(3725));
         assertEquals("0:59", BatchCommand.Progress.clock(59.4));
+    }
+
+    /**
+     * A command line naming one command holds that command alone (Main.commandLine: picocli reads a command's options
+     * when it is added, a third of a cold start), and what the user sees is the same: each command's usage, its
+     * qualified name in messages, and the same run printed through Main.run as through the whole tree.
+     */
+    @Test
+    void aCommandNamedAloneIsTheCommandOfTheWholeTree() {
+        CommandLine whole = Main.commandLine();
+        assertEquals(List.of("advise", "batch", "parse", "validate", "search", "catalog", "help", "completion"),
+                new ArrayList<>(whole.getSubcommands().keySet()));
+        for (String name : List.of("advise", "batch", "parse", "validate", "search", "catalog")) {
+            CommandLine alone = Main.commandLine(name, "--format", "json");
+            assertEquals(List.of(name), new ArrayList<>(alone.getSubcommands().keySet()), name);
+            CommandLine sub = alone.getSubcommands().get(name);
+            assertEquals("train-advisor " + name, sub.getCommandSpec().qualifiedName());
+            assertEquals(usage(whole.getSubcommands().get(name)), usage(sub), name + ": usage");
+        }
+        // help and completion, an unknown command and no command at all see every command
+        for (String[] args : new String[][]{{"help", "advise"}, {"completion"}, {"advize"}, {}})
+            assertEquals(whole.getSubcommands().keySet(), Main.commandLine(args).getSubcommands().keySet(), List.of(args).toString());
+        assertTrue(run("advize").err().contains("did you mean advise?"), run("advize").err());
     }
 
     static String usage(CommandLine cl) {

@@ -97,6 +97,73 @@ class RunnableJarTest {
         }
     }
 
+    static final Path ARCHIVE = Path.of("target/train-advisor.jsa");
+
+    /**
+     * The class-data archive the package phase records (pom: exec-maven-plugin, cli.ArchiveTraining) belongs to the jar
+     * beside it: with -Xshare:on the JVM refuses to start where it cannot map the archive (another jar, another JVM).
+     */
+    @Test
+    void theArchiveMapsForTheJarBesideIt() throws Exception {
+        assumeFresh();
+        assertTrue(Files.exists(ARCHIVE), ARCHIVE + ": mvn package records it");
+        assertTrue(Files.getLastModifiedTime(ARCHIVE).compareTo(Files.getLastModifiedTime(JAR)) > 0, "archive older than the jar");
+        Result r = exec(Map.of(), java(), "-XX:SharedArchiveFile=" + ARCHIVE, "-Xshare:on", "-jar", JAR.toString(), "--version");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("train-advisor " + Version.of() + "\n", r.out());
+    }
+
+    /**
+     * bin/train-advisor prints what the build's classes print, with the archive and without it: where the archive is
+     * older than the jar, or belongs to another jar, the launcher runs the jar alone and says nothing of it.
+     */
+    @Test
+    void theLauncherPrintsWhatTheBuildsClassesPrint() throws Exception {
+        assumeFresh();
+        // a copy of the distribution, whose archive was made for another jar (the one in target/) and is newer
+        Path copy = distribution(tmp.resolve("copy"), true);
+        // the same with its archive older than the jar
+        Path stale = distribution(tmp.resolve("stale"), false);
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        for (Path launcher : List.of(Path.of("bin/train-advisor"), copy.resolve("bin/train-advisor"), stale.resolve("bin/train-advisor")))
+            for (List<String> args : List.of(List.of("advise", "examples/internlm-7b-pcie-1node.yaml", "--format", "md"),
+                    List.of("batch", "examples", "--format", "csv"), List.of("advise", "--fromat", "json"))) {
+                CliTest.Result in = CliTest.run(args.toArray(String[]::new));
+                List<String> cmd = new ArrayList<>(List.of(launcher.toAbsolutePath().toString()));
+                cmd.addAll(args);
+                Result r = exec(env, cmd.toArray(String[]::new));
+                assertEquals(in.code(), r.code(), launcher + " " + args + ": " + r.err());
+                assertEquals(in.out(), r.out(), launcher + " " + args + ": standard output");
+                assertEquals(in.err(), r.err(), launcher + " " + args + ": standard error");
+            }
+    }
+
+    /** bin/ and target/ of this build copied to {@code dir}, the archive a minute newer than the copied jar, or older. */
+    static Path distribution(Path dir, boolean archiveNewer) throws IOException {
+        Files.createDirectories(dir.resolve("bin"));
+        Files.createDirectories(dir.resolve("target"));
+        Files.copy(Path.of("bin/train-advisor"), dir.resolve("bin/train-advisor"));
+        assertTrue(dir.resolve("bin/train-advisor").toFile().setExecutable(true));
+        Files.copy(JAR, dir.resolve("target/train-advisor.jar"));
+        Files.copy(ARCHIVE, dir.resolve("target/train-advisor.jsa"));
+        long jar = Files.getLastModifiedTime(dir.resolve("target/train-advisor.jar")).toMillis();
+        Files.setLastModifiedTime(dir.resolve("target/train-advisor.jsa"), FileTime.fromMillis(archiveNewer ? jar + 60_000 : 0));
+        return dir;
+    }
+
+    record Result(int code, String out, String err) {}
+
+    static String java() { return Path.of(System.getProperty("java.home"), "bin", "java").toString(); }
+
+    Result exec(Map<String, String> env, String... cmd) throws Exception {
+        Path out = tmp.resolve("exec.out"), err = tmp.resolve("exec.err");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), List.of(cmd) + " did not end");
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
     /** The jar was built from the classes now in target/classes (mvn package), not left by an older build. */
     static void assumeFresh() throws IOException {
         assumeTrue(Files.exists(JAR), "no " + JAR + ": run mvn package");
