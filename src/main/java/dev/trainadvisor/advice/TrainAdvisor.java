@@ -104,6 +104,10 @@ public final class TrainAdvisor {
     }
 
     private Advice adviseOnce(Cluster cluster, RunMetrics run) {
+        // the layout search depends on the run's layout alone: it runs on another core while the run is fitted and the
+        // rules reason (a tenth of a cold `advise`), and is waited for where its proposal joins the others
+        RunMetrics asGiven = run;
+        java.util.concurrent.Future<Searched> search = searchLayouts ? Searched.ahead(cluster, run) : null;
         Diagnosed diagnosed = diagnose(cluster, run);
         run = diagnosed.run();
         Baseline b = diagnosed.baseline();
@@ -119,7 +123,9 @@ public final class TrainAdvisor {
         for (Object f : result.derived()) if (f instanceof Materiality m) materiality = m;
         List<RemedyProposal> proposals = new ArrayList<>(merge(result.proposals()));
         if (searchLayouts) {
-            RemedyProposal best = bestLayout(cluster, run, result.diagnoses());
+            // a run priced at another precision than it says (precision-mismatch) is searched as priced
+            Searched searched = run == asGiven ? Searched.await(search) : Searched.of(cluster, run);
+            RemedyProposal best = bestLayout(searched, result.diagnoses());
             if (best != null && proposals.stream().noneMatch(p -> p.change().equals(best.change()))) proposals.add(best);
         }
         List<Recommendation> recs = recommend(b, proposals, observed, materiality);
@@ -135,8 +141,7 @@ public final class TrainAdvisor {
      * proposal, its changes from the run's layout in run-file keys; null when the run's own is the best. It is priced
      * like every remedy, from the fitted step.
      */
-    static RemedyProposal bestLayout(Cluster cluster, RunMetrics run, List<Diagnosis> diagnoses) {
-        Searched r = SEARCHED.get(WhatFits.Key.of(cluster, run), k -> Searched.of(cluster, run));
+    static RemedyProposal bestLayout(Searched r, List<Diagnosis> diagnoses) {
         if (r.best() == null) return null;
         Layout best = r.best();
         RunChange change = r.change();
@@ -157,7 +162,31 @@ public final class TrainAdvisor {
      * searched once per layout ({@link #SEARCHED}).
      */
     record Searched(Layout best, RunChange change, boolean ownFits) {
+        /** The run's layout searched, or taken from {@link #SEARCHED}. */
         static Searched of(Cluster cluster, RunMetrics run) {
+            return SEARCHED.get(WhatFits.Key.of(cluster, run), k -> search(cluster, run));
+        }
+
+        /** {@link #of} started on a thread of {@link #AHEAD}. */
+        static java.util.concurrent.Future<Searched> ahead(Cluster cluster, RunMetrics run) {
+            return AHEAD.submit(() -> of(cluster, run));
+        }
+
+        /** What {@link #ahead} found; what the search threw, thrown here. */
+        static Searched await(java.util.concurrent.Future<Searched> f) {
+            try {
+                return f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the layout search ran", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) throw r;
+                if (e.getCause() instanceof Error r) throw r;
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+
+        static Searched search(Cluster cluster, RunMetrics run) {
             LayoutSearch.Result r = LayoutSearch.search(new RunSpec(run.name(), cluster, run), LayoutSearch.Options.forAdvice());
             if (r.best().isEmpty()) return new Searched(null, null, r.own() != null);
             Layout best = r.best().get(0).layout(), own = Layout.of(run);
@@ -167,6 +196,13 @@ public final class TrainAdvisor {
             return new Searched(best, change, r.own() != null);
         }
     }
+
+    /** Where the layout searches run ahead: daemon threads, made as advices ask and kept a minute after. */
+    static final java.util.concurrent.ExecutorService AHEAD = java.util.concurrent.Executors.newCachedThreadPool(task -> {
+        Thread t = new Thread(task, "train-advisor-layout-search");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** Layout searches of the advice by layout: a library or server advising many runs of one layout searches once. */
     static final dev.trainadvisor.perf.LayoutCache<WhatFits.Key, Searched> SEARCHED = new dev.trainadvisor.perf.LayoutCache<>(256);

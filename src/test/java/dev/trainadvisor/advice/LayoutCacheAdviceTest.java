@@ -25,6 +25,8 @@ import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -126,6 +128,27 @@ class LayoutCacheAdviceTest {
         Collections.shuffle(shuffled, new Random(6));
         for (Run r : shuffled) assertEquals(alone.get(r.name()), advise(advisor, r), r.name());
         assertTrue(TrainAdvisor.SEARCHED.hits() >= 4, "searches found: " + TrainAdvisor.SEARCHED.hits());
+    }
+
+    /**
+     * The advice starts its layout search ahead, on another thread, while it fits the run: what it waits for is what
+     * a search on the caller's thread finds (a layout, its changes, whether the run's own fits), for runs with a better
+     * layout and one that does not fit as laid out; and what the search throws reaches the caller as it was.
+     */
+    @Test
+    void theSearchAheadIsTheSearchOnTheCallersThread() {
+        int better = 0;
+        for (String f : List.of("examples/internlm-7b-pcie-1node.yaml", "examples/internlm-7b-pcie-2nodes.yaml",
+                "src/test/resources/runs/llama-2-70b-no-sharding.yaml")) {
+            var s = dev.trainadvisor.assemble.RunFiles.read(Path.of(f));
+            TrainAdvisor.Searched here = TrainAdvisor.Searched.search(s.cluster(), s.run());
+            assertEquals(here, TrainAdvisor.Searched.await(TrainAdvisor.Searched.ahead(s.cluster(), s.run())), f);
+            if (here.best() != null) better++;
+        }
+        assertTrue(better >= 2, "runs with a better layout: " + better);
+        IllegalArgumentException thrown = new IllegalArgumentException("no layout");
+        assertSame(thrown, assertThrows(IllegalArgumentException.class, () -> TrainAdvisor.Searched.await(
+                TrainAdvisor.AHEAD.submit(() -> { throw thrown; }))));
     }
 
     @Test
