@@ -53,6 +53,8 @@ public final class RuleEngine {
     private static volatile RuleEngine builtIn;
 
     private final KieBase kieBase;
+    /** This thread's session of the shipped rules, reset after each run. */
+    private final ThreadLocal<KieSession> sessions = ThreadLocal.withInitial(() -> kieBase().newKieSession());
     private final List<RuleInfo> rules;
     /** The files of a user's rules folder ({@link #withFolder}); empty for the shipped rules alone. */
     private final java.util.Set<String> userFiles;
@@ -218,19 +220,30 @@ public final class RuleEngine {
     /**
      * What the rules conclude from these facts. The shipped rules alone run here; with a user's rules they run on a
      * thread of their own under {@link #limits()} ({@link GuardedSession}), and a rule that exceeds them, halts the
-     * session, fails or exhausts the memory is bad input naming its file and the rule.
+     * session, fails or exhausts the memory is bad input naming its file and the rule. The shipped rules run in a
+     * session of this thread's, reset after each run (Drools' own reset: no fact, activation or counter left) and used
+     * again: a new session per run built its node memories again every time (a batch of thousands of runs); a run that
+     * fails drops its session. SessionReuseAdviceTest holds runs advised one after the other to what each says alone.
      */
     public Result run(Collection<?> facts) {
         if (!userFiles.isEmpty()) return new GuardedSession(this).run(facts);
-        KieSession session = kieBase.newKieSession();
+        KieSession session = sessions.get();
+        boolean clean = false;
         try {
             for (Object f : facts) session.insert(f);
             int fired = session.fireAllRules(MAX_FIRINGS);
             if (fired >= MAX_FIRINGS)
                 throw new IllegalStateException("the rules did not settle after " + MAX_FIRINGS + " firings: two rules undo each other");
-            return conclusions(session, facts);
+            Result r = conclusions(session, facts);
+            clean = true;
+            return r;
         } finally {
-            session.dispose();
+            if (clean) {
+                ((org.drools.kiesession.session.StatefulKnowledgeSessionImpl) session).reset();
+            } else {
+                sessions.remove();
+                session.dispose();
+            }
         }
     }
 

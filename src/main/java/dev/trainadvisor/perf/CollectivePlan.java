@@ -25,8 +25,10 @@ public record CollectivePlan(CollectiveOp op, int n, double bytesPerPass, long m
     }
 
     /** {@code calls x alpha + factor x bytes / busbw}, alpha and factor of the algorithm a call runs. */
-    double seconds() {
-        CallCost c = cost();
+    double seconds() { return seconds(cost()); }
+
+    /** {@link #seconds()} with its call cost, {@link #cost()}, already worked out. */
+    double seconds(CallCost c) {
         double bw = link.busbwGbps() * 1e9 * c.bandwidthScale();
         double transfer = Double.isInfinite(bw) ? 0 : c.factor() * bytesPerPass * multiplicity / bw;
         return calls * c.alphaUs() * 1e-6 + transfer;

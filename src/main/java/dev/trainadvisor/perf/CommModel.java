@@ -48,13 +48,36 @@ public final class CommModel {
 
     static List<Collective> of(List<ParallelDimension> dimensions, StepContext context, ComputeTime compute,
                                Efficiency eff) {
-        List<CollectivePlan> out = new ArrayList<>();
-        for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
+        return of(Planned.of(dimensions, context), compute, eff);
+    }
+
+    /**
+     * The collectives of a step before overlap, each with its call cost and its seconds worked out once: they depend on
+     * the layout and the cluster's links (the context), not on the compute or the efficiencies, so the predictions of
+     * one layout on one cluster (a fit moves the compute scale and the overlap between them) share them. Immutable.
+     */
+    record Planned(StepContext context, List<CollectivePlan> plans, double[] seconds, CallCost[] costs) {
+        static Planned of(List<ParallelDimension> dimensions, StepContext context) {
+            List<CollectivePlan> out = new ArrayList<>();
+            for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
+            double[] seconds = new double[out.size()];
+            CallCost[] costs = new CallCost[out.size()];
+            for (int i = 0; i < seconds.length; i++) {
+                costs[i] = out.get(i).cost();
+                seconds[i] = out.get(i).seconds(costs[i]);
+            }
+            return new Planned(context, List.copyOf(out), seconds, costs);
+        }
+    }
+
+    /** The collectives of {@code planned}, overlapped with {@code compute} at {@code eff}'s overlap fraction. */
+    static List<Collective> of(Planned planned, ComputeTime compute, Efficiency eff) {
+        StepContext context = planned.context();
         int mb = context.training().microBatches();
         Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
                 compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
                 mb * compute.gemmSeconds(), (mb - 1) * (compute.forwardSeconds() + compute.backwardSeconds()));
-        return overlap(out, w, eff.overlapFraction());
+        return overlap(planned, w, eff.overlapFraction());
     }
 
     /**
@@ -63,12 +86,14 @@ public final class CommModel {
      * (interference i, knowledge-base/transports.json) hides only {@code hidden / (1 + i)}: while it runs, the
      * window's compute advances at 1 / (1 + i) of its pace, so the window lasts {@code hidden x i / (1 + i)} longer.
      */
-    private static List<Collective> overlap(List<CollectivePlan> pending, Windows w, double overlapFraction) {
+    private static List<Collective> overlap(Planned planned, Windows w, double overlapFraction) {
+        List<CollectivePlan> pending = planned.plans();
         Map<OverlapWindow, Double> demand = new EnumMap<>(OverlapWindow.class);
-        for (CollectivePlan p : pending) demand.merge(p.window(), p.seconds(), Double::sum);
+        for (int i = 0; i < pending.size(); i++) demand.merge(pending.get(i).window(), planned.seconds()[i], Double::sum);
         List<Collective> out = new ArrayList<>();
-        for (CollectivePlan p : pending) {
-            double s = p.seconds();
+        for (int i = 0; i < pending.size(); i++) {
+            CollectivePlan p = pending.get(i);
+            double s = planned.seconds()[i];
             double exposed = s;
             if (p.window() != OverlapWindow.NONE && s > 0) {
                 double total = demand.get(p.window());
@@ -78,7 +103,7 @@ public final class CommModel {
                 if (exposed < 1e-12 * s) exposed = 0;
             }
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s, exposed,
-                    p.window(), p.forwardShare(), p.afterBackward(), p.cost()));
+                    p.window(), p.forwardShare(), p.afterBackward(), planned.costs()[i]));
         }
         return java.util.Collections.unmodifiableList(out);
     }

@@ -136,13 +136,78 @@ public final class StepModel {
         }
     }
 
+    /**
+     * What the last predictions on this thread worked out that depends on part of their inputs only: a micro-batch's
+     * compute time depends on the layout and the efficiencies, not on the links; the step's collectives before overlap
+     * (StepContext, CommModel.Planned) on the layout and the cluster's links, not on the efficiencies. A fit's Jacobian
+     * moves one quantity at a time (the compute scale, a link's bandwidth, the overlap), so of its 1 + n predictions a
+     * point most share one or the other with the point itself; so do the remedies priced under one explanation. Each
+     * value is the one the same inputs compute (pure functions of immutable inputs), so no prediction changes; a few
+     * slots, replaced in turn, matched on the layout's pieces by identity and the rest by value.
+     */
+    static final class Recent {
+        final Slots<ComputeTime> computes = new Slots<>();
+        final Slots<CommModel.Planned> planneds = new Slots<>();
+
+        ComputeTime compute(Pieces pieces, Efficiency eff, java.util.function.Supplier<ComputeTime> f) {
+            return computes.get(pieces, eff, (x, y) -> x == y || x.equals(y), f);
+        }
+
+        CommModel.Planned planned(Pieces pieces, Cluster cluster, java.util.function.Supplier<CommModel.Planned> f) {
+            return planneds.get(pieces, cluster, Recent::sameCluster, f);
+        }
+
+        /** Equal clusters, the links' bandwidths (what a fit moves) compared before the rest. */
+        private static boolean sameCluster(Cluster a, Cluster b) {
+            if (a == b) return true;
+            if ((a.intraNode() == null) != (b.intraNode() == null) || (a.interNode() == null) != (b.interNode() == null))
+                return false;
+            if (a.intraNode() != null && Double.compare(a.intraNode().busbwGbps(), b.intraNode().busbwGbps()) != 0) return false;
+            if (a.interNode() != null && Double.compare(a.interNode().nodeGbps(), b.interNode().nodeGbps()) != 0) return false;
+            return a.equals(b);
+        }
+    }
+
+    /** A few values by layout (its pieces, by identity) and another input (matched by {@code same}), replaced in turn. */
+    static final class Slots<V> {
+        static final int SLOTS = 4;
+        private final Pieces[] layouts = new Pieces[SLOTS];
+        private final Object[] keys = new Object[SLOTS], values = new Object[SLOTS];
+        private int next;
+        /** Look-ups answered from the slots (tests: the slots are used). */
+        long hits;
+
+        @SuppressWarnings("unchecked")
+        <K> V get(Pieces pieces, K key, java.util.function.BiPredicate<K, K> same, java.util.function.Supplier<V> f) {
+            for (int i = 0; i < SLOTS; i++)
+                if (layouts[i] == pieces && same.test((K) keys[i], key)) {
+                    hits++;
+                    return (V) values[i];
+                }
+            V v = f.get();
+            layouts[next] = pieces;
+            keys[next] = key;
+            values[next] = v;
+            next = (next + 1) % SLOTS;
+            return v;
+        }
+    }
+
+    private static final ThreadLocal<Recent> RECENT = ThreadLocal.withInitial(Recent::new);
+
+    /** Look-ups this thread's {@link Recent} answered (tests). */
+    static long recentHits() { return RECENT.get().computes.hits + RECENT.get().planneds.hits; }
+
     private static StepPrediction predict(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
         int mb = t.microBatches();
 
         FlopsPerToken flops = pieces.flops;
-        ComputeTime compute = ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff);
-        StepContext context = StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard);
-        List<Collective> collectives = CommModel.of(ParallelDimension.SHIPPED, context, compute, eff);
+        Recent recent = RECENT.get();
+        ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
+        CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
+                StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+        StepContext context = planned.context();
+        List<Collective> collectives = CommModel.of(planned, compute, eff);
         MemoryEstimate memory = pieces.memory;
 
         double forward = mb * compute.forwardSeconds();
