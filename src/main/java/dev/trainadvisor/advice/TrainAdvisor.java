@@ -51,13 +51,22 @@ public final class TrainAdvisor {
     /** The recommendation of the layout search's best layout. */
     public static final String BEST_LAYOUT = "best-layout";
 
-    private final RuleEngine engine;
+    private final java.util.function.Supplier<RuleEngine> engine;
     private final boolean searchLayouts;
 
     /** Advice with the rules of {@code engine}, and the best layout of the run's GPUs among the recommendations. */
-    public TrainAdvisor(RuleEngine engine) { this(engine, true); }
+    public TrainAdvisor(RuleEngine engine) { this(() -> engine, true); }
 
-    private TrainAdvisor(RuleEngine engine, boolean searchLayouts) {
+    /**
+     * Advice with the rules {@code engine} gives when they are first needed, after the run is fitted: the command line
+     * fits the run while the shipped rule base is still being built on another core (RuleEngine#preload). The
+     * supplier is asked once per advice and must give the same rules each time.
+     */
+    public static TrainAdvisor withRulesWhenNeeded(java.util.function.Supplier<RuleEngine> engine) {
+        return new TrainAdvisor(engine, true);
+    }
+
+    private TrainAdvisor(java.util.function.Supplier<RuleEngine> engine, boolean searchLayouts) {
         this.engine = engine;
         this.searchLayouts = searchLayouts;
     }
@@ -95,7 +104,7 @@ public final class TrainAdvisor {
         if (mismatch != null) facts.add(mismatch);
         // a run that does not fit as laid out: what would (another layout, more GPUs, a GPU with more memory)
         if (b.prediction().memory().headroomGb() < 0) facts.add(WhatFits.of(cluster, run));
-        return new Diagnosed(run, b, facts, engine.run(facts));
+        return new Diagnosed(run, b, facts, engine.get().run(facts));
     }
 
     public Advice adviseRun(Cluster cluster, RunMetrics run) {

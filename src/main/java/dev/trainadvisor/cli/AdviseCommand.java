@@ -90,7 +90,10 @@ final class AdviseCommand implements Callable<Integer> {
         if (!impl.given() && !impl.defaulted())
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
                     + impl.origin() + " (set training.framework, or --framework with --log, to choose another)");
-        Advice advice = new TrainAdvisor(rl.engine()).adviseRun(s.cluster(), s.run());
+        // the shipped rules, still being built on another core (Main.run), are waited for once the run is fitted
+        TrainAdvisor advisor = rl.shippedOnly() ? TrainAdvisor.withRulesWhenNeeded(dev.trainadvisor.engine.RuleEngine::builtIn)
+                : new TrainAdvisor(rl.engine());
+        Advice advice = advisor.adviseRun(s.cluster(), s.run());
         String text = switch (o.format) {
             case md -> Markdown.of(advice);
             case html -> dev.trainadvisor.report.Html.of(advice);

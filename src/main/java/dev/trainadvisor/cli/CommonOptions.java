@@ -59,6 +59,9 @@ final class CommonOptions {
                 description = "with --rules: the most rule firings a run may take (default: 100000)")
         Integer ruleFiringLimit;
 
+        /** Whether the shipped rules alone are asked for, with no limit given (engine() is then RuleEngine.builtIn()). */
+        boolean shippedOnly() { return rules == null && ruleTimeLimit == null && ruleFiringLimit == null; }
+
         /** The shipped rules, or with --rules those and the folder's under the limits; bad limits are input errors. */
         RuleEngine engine() {
             RuleEngine.Limits d = RuleEngine.Limits.DEFAULT;

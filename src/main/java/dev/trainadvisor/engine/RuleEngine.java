@@ -181,26 +181,33 @@ public final class RuleEngine {
         return drl;
     }
 
+    /** A rule's header at the start of a line: {@code rule "NAME"} (the lines before it blank or spaces). */
+    private static final Pattern RULE_HEADER = Pattern.compile("(?m)^\\s*rule\\s+\"([^\"]*)\"");
+
     /**
      * Every rule with its metadata; a rule without {@code @id}, {@code @title} or {@code @description} is an input
      * error naming its file and line.
      */
     private static List<RuleInfo> describe(KieBase kb, Map<String, String> drlByFile) {
+        // where each rule is declared: the first file (in drlByFile's order) with a line `rule "NAME"`, and its line
+        // (one pass over each file, not one per rule: this runs at every start)
+        Map<String, Map.Entry<String, Integer>> declared = new java.util.HashMap<>();
+        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
+            String text = e.getValue();
+            Matcher m = RULE_HEADER.matcher(text);
+            int at = 0, lines = 1;
+            while (m.find()) {
+                for (int i = at; i < m.end(); i++) if (text.charAt(i) == '\n') lines++;
+                at = m.end();
+                declared.putIfAbsent(m.group(1), Map.entry(e.getKey(), lines));
+            }
+        }
         List<RuleInfo> out = new ArrayList<>();
         for (KiePackage pkg : kb.getKiePackages()) {
             for (Rule r : pkg.getRules()) {
-                String file = "?";
-                int line = 0;
-                Pattern header = Pattern.compile("(?m)^\\s*rule\\s+\"" + Pattern.quote(r.getName()) + "\"");
-                for (Map.Entry<String, String> e : drlByFile.entrySet()) {
-                    Matcher m = header.matcher(e.getValue());
-                    if (m.find()) {
-                        file = e.getKey();
-                        line = 1 + (int) e.getValue().substring(0, m.start()).chars().filter(c -> c == '\n').count()
-                                + (int) m.group().chars().filter(c -> c == '\n').count();
-                        break;
-                    }
-                }
+                Map.Entry<String, Integer> where = declared.get(r.getName());
+                String file = where == null ? "?" : where.getKey();
+                int line = where == null ? 0 : where.getValue();
                 for (String key : List.of("id", "title", "description")) {
                     if (RuleInfo.metaOrNull(r, key) == null)
                         throw new SpecException(file, null, "every rule to carry @id, @title and @description (the id is what"
