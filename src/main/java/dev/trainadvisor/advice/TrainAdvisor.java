@@ -206,12 +206,22 @@ public final class TrainAdvisor {
         }
     }
 
-    /** Where the layout searches run ahead: daemon threads, made as advices ask and kept a minute after. */
-    static final java.util.concurrent.ExecutorService AHEAD = java.util.concurrent.Executors.newCachedThreadPool(task -> {
-        Thread t = new Thread(task, "train-advisor-layout-search");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * Where the layout searches run ahead: at most one daemon thread a core (a library advising from many threads at
+     * once queues its searches rather than starting a thread each), each let go after a minute idle.
+     */
+    static final java.util.concurrent.ExecutorService AHEAD = ahead(Runtime.getRuntime().availableProcessors());
+
+    private static java.util.concurrent.ExecutorService ahead(int threads) {
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads,
+                60, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), task -> {
+            Thread t = new Thread(task, "train-advisor-layout-search");
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
 
     /** Layout searches of the advice by layout: a library or server advising many runs of one layout searches once. */
     static final dev.trainadvisor.perf.LayoutCache<WhatFits.Key, Searched> SEARCHED = new dev.trainadvisor.perf.LayoutCache<>(256);

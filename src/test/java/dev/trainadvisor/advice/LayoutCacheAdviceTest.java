@@ -151,6 +151,27 @@ class LayoutCacheAdviceTest {
                 TrainAdvisor.AHEAD.submit(() -> { throw thrown; }))));
     }
 
+    /** Many searches asked for at once (a library advising from many threads) run a core's worth at a time, all done. */
+    @Test
+    void theSearchesAheadRunAtMostOneACore() throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger(), most =
+                new java.util.concurrent.atomic.AtomicInteger();
+        List<Future<?>> tasks = new ArrayList<>();
+        for (int i = 0; i < 4 * cores + 3; i++)
+            tasks.add(TrainAdvisor.AHEAD.submit(() -> {
+                most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                running.decrementAndGet();
+            }));
+        for (Future<?> t : tasks) t.get();
+        assertTrue(most.get() >= 1 && most.get() <= cores, "at once: " + most.get() + " on " + cores + " cores");
+    }
+
     @Test
     void theCacheKeepsAtMostItsCapacityAndTheMostRecentlyUsed() {
         LayoutCache<Integer, String> c = new LayoutCache<>(3);
