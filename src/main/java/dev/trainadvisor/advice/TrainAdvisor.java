@@ -59,7 +59,7 @@ public final class TrainAdvisor {
 
     /**
      * Advice with the rules {@code engine} gives when they are first needed, after the run is fitted: the command line
-     * fits the run while the shipped rule base is still being built on another core (RuleEngine#preload). The
+     * fits the run while the shipped rule base is still being built on another core (cli.Main). The
      * supplier is asked once per advice and must give the same rules each time.
      */
     public static TrainAdvisor withRulesWhenNeeded(java.util.function.Supplier<RuleEngine> engine) {

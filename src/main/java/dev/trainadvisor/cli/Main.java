@@ -33,8 +33,17 @@ public final class Main implements Runnable {
      * what happened and the command line it happened on. {@code -Dtrainadvisor.debug=true} adds the stack trace.
      */
     public static int run(String... args) {
-        if (needsShippedRules(args)) dev.trainadvisor.engine.RuleEngine.preload();
-        if (readsRuns(args)) prepare(needsShippedRules(args));
+        // what the command will need, started on the second core while picocli reads the arguments (bench/coldstart.sh):
+        // Drools' rule base; the knowledge base and, for advice, its JSON serializers. What fails there is done again
+        // where it is needed, and reported there.
+        if (needsShippedRules(args)) inBackground("train-advisor-rules", dev.trainadvisor.engine.RuleEngine::builtIn);
+        if (readsRuns(args)) {
+            boolean advice = needsShippedRules(args);
+            inBackground("train-advisor-prepare", () -> {
+                dev.trainadvisor.spec.Catalog.readAll();
+                if (advice) dev.trainadvisor.report.Json.prepare();
+            });
+        }
         CommandLine cl = commandLine(args);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> failed(ex, cmd.getErr(), args));
         cl.setParameterExceptionHandler(Main::usageError);
@@ -72,19 +81,17 @@ public final class Main implements Runnable {
     }
 
     /**
-     * Reads the knowledge base, and for a command that writes advice builds its JSON serializers, on a daemon thread
-     * while the command line is parsed (a cold `advise` under 0.8 s, bench/coldstart.sh). Whatever fails here is done
-     * again where it is needed, and reported there.
+     * {@code work} on a daemon thread: each thing it builds is built once, whichever thread asks first (RuleEngine,
+     * Catalog, Frameworks and Presets read under a lock), so the command takes it when it is done or builds it itself.
      */
-    private static void prepare(boolean advice) {
+    private static void inBackground(String name, Runnable work) {
         Thread t = new Thread(() -> {
             try {
-                dev.trainadvisor.spec.Catalog.readAll();
-                if (advice) dev.trainadvisor.report.Json.prepare();
+                work.run();
             } catch (RuntimeException | LinkageError e) {
-                // read again by the command, which reports it
+                // built again by the command, which reports what fails
             }
-        }, "train-advisor-prepare");
+        }, name);
         t.setDaemon(true);
         t.start();
     }
@@ -98,7 +105,7 @@ public final class Main implements Runnable {
 
     /**
      * Whether the command will advise with the shipped rules (advise or batch without --rules), so that their rule
-     * base is built on another core from the start (engine.RuleEngine#preload): a cold `advise` in 0.8 s (issue 22).
+     * base is built on another core from the start (run: a third of a cold `advise`).
      */
     static boolean needsShippedRules(String... args) {
         if (args.length == 0 || !(args[0].equals("advise") || args[0].equals("batch"))) return false;

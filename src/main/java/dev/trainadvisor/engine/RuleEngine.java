@@ -123,24 +123,6 @@ public final class RuleEngine {
     }
 
     /** The shipped rules plus every {@code *.drl} in {@code extraFolder}. */
-    /**
-     * Starts building the shipped rule base on a daemon thread, for a command that will need it: Drools' classes load
-     * and its network is built (a third of a cold `advise`) on the second core while the command line is parsed and the
-     * knowledge base and the run are read. {@link #builtIn()} then waits for it, or builds it if this failed.
-     */
-    public static void preload() {
-        if (builtIn != null) return;
-        Thread t = new Thread(() -> {
-            try {
-                builtIn();
-            } catch (RuntimeException | LinkageError e) {
-                // builtIn() builds it again where it is needed, and reports what fails there
-            }
-        }, "train-advisor-rules");
-        t.setDaemon(true);
-        t.start();
-    }
-
     public static RuleEngine withFolder(Path extraFolder) {
         Map<String, String> drl = shipped();
         java.util.Set<String> user = new java.util.LinkedHashSet<>();

@@ -18,7 +18,7 @@ public final class Presets {
     public static Map<String, JsonNode> models() {
         Map<String, JsonNode> m = models;
         if (m == null) {
-            synchronized (Presets.class) {   // read once, whichever thread comes first (Catalog.preload)
+            synchronized (Presets.class) {   // read once, whichever thread comes first (Catalog.readAll)
                 if (models == null) models = load("model");
                 m = models;
             }
