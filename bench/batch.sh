@@ -3,22 +3,25 @@
 # (default 10,000) drawn by bench/fleet.py (seeded: the same fleet every time; a few hundred layouts, many runs of each
 # with their own measurements, 15% one of a kind, 5% with a training log: the script says why) in one `batch` from a
 # cold JVM, as a user runs it, and prints the wall time, the milliseconds a run (the whole command, JVM start included,
-# over N) and the peak resident set size. FORMAT (default csv) is the report's format; JAR another build to time;
-# REPEAT (default 1) how many times to run it (the median is printed: the machine is shared).
+# over N) and the peak resident set size. As the README runs it: bin/train-advisor (batch on the throughput collector
+# with a bounded heap, the class-data archive); JAR=path times `java -jar path` instead, as the JVM starts it without
+# options. FORMAT (default csv) is the report's format; REPEAT (default 1) how many times to run it (the median is
+# printed: the machine is shared).
 # Builds nothing: run `mvn -B -ntp -q package -DskipTests` first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
 format=${FORMAT:-csv}
 jar=${JAR:-target/train-advisor.jar}
+if [ -n "${JAR:-}" ]; then cmd=(java -jar "$jar"); else cmd=(bin/train-advisor); fi
 repeat=${REPEAT:-1}
 limit_ms=1
 . bench/fleet-setup.sh
-echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); java $(java -version 2>&1 | head -1 | cut -d'"' -f2)"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); java $(java -version 2>&1 | head -1 | cut -d'"' -f2); ${cmd[*]}"
 walls=()
 for i in $(seq 1 "$repeat"); do
   code=0
-  /usr/bin/time -o "$out/time" -f '%e %M' java -jar "$jar" batch "$dir" --format "$format" --out "$out/report.$format" \
+  /usr/bin/time -o "$out/time" -f '%e %M' "${cmd[@]}" batch "$dir" --format "$format" --out "$out/report.$format" \
       2> "$out/err" || code=$?
   read -r wall kb < <(tail -1 "$out/time")
   ms=$(awk -v w="$wall" 'BEGIN {printf "%d", w * 1000}')

@@ -1,0 +1,31 @@
+package dev.trainadvisor.cli;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * When a batch collects its heap by hand (BatchCommand.boundHeap): on the JVM's default heap (a quarter of the machine,
+ * 6 GB on this 24 GB one) once more than 512 MB is committed, so that `java -jar ... batch` stays under issue 23's
+ * 1 GB resident; never where the JVM was given a heap of at most 768 MB (bin/train-advisor's -Xmx768m for batch),
+ * which the JVM itself holds under that bound.
+ */
+class BatchHeapTest {
+    private static final long MB = 1L << 20;
+
+    @Test
+    void theDefaultHeapIsCollectedByHandPast512MbCommitted() {
+        assertTrue(BatchCommand.collectByHand(6 * 1024 * MB, 513 * MB));
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 512 * MB));
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 380 * MB));
+    }
+
+    @Test
+    void aHeapTheLauncherBoundsIsLeftToTheJvm() {
+        // -Xmx768m: the parallel collector reports a little less (one survivor space), G1 exactly 768 MB
+        assertFalse(BatchCommand.collectByHand(768 * MB, 700 * MB));
+        assertFalse(BatchCommand.collectByHand(745 * MB, 700 * MB));
+        assertTrue(BatchCommand.collectByHand(769 * MB, 700 * MB));
+    }
+}
