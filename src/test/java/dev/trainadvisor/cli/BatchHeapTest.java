@@ -28,4 +28,14 @@ class BatchHeapTest {
         assertFalse(BatchCommand.collectByHand(745 * MB, 700 * MB));
         assertTrue(BatchCommand.collectByHand(769 * MB, 700 * MB));
     }
+
+    @Test
+    void theLaunchersBatchHeapIsOneTheBatchLeavesToTheJvm() throws java.io.IOException {
+        String launcher = java.nio.file.Files.readString(java.nio.file.Path.of("bin/train-advisor"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s*batch\\)[^\\n]*-Xmx(\\d+)m").matcher(launcher);
+        assertTrue(m.find(), "bin/train-advisor gives batch a heap bound (-Xmx...m)");
+        long xmx = Long.parseLong(m.group(1)) * MB;
+        // a launcher heap above BOUNDED_HEAP would bring back the collections by hand the bound is there to spare
+        assertFalse(BatchCommand.collectByHand(xmx, xmx));
+    }
 }
