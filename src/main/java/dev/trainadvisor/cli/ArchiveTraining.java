@@ -4,8 +4,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 
 /**
- * The run `mvn package` records the class-data archive from ({@code target/train-advisor.jsa}, which
- * {@code bin/train-advisor} maps at start: Java 17's dynamic AppCDS, {@code -XX:ArchiveClassesAtExit}): the commands a
+ * The run `mvn package` lists the classes of the class-data archive from ({@code target/train-advisor.jsa}, which
+ * {@code bin/train-advisor} maps at start: Java 17's static AppCDS, {@code -XX:DumpLoadedClassList}, then
+ * {@code -Xshare:dump}): the commands a
  * user starts most, on the bundled examples, in one JVM, their output discarded, so that the classes they load are
  * archived already parsed and verified. Not a command; {@code java -cp target/train-advisor.jar
  * dev.trainadvisor.cli.ArchiveTraining} from the repository's root. Exits 2 where a command did not end in 0, which

@@ -23,8 +23,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -163,27 +161,64 @@ public final class RuleEngine {
         return drl;
     }
 
-    /** A rule's header at the start of a line: {@code rule "NAME"} (the lines before it blank or spaces). */
-    private static final Pattern RULE_HEADER = Pattern.compile("(?m)^\\s*rule\\s+\"([^\"]*)\"");
+    /**
+     * Every rule and where it is declared: the first file (in drlByFile's order) with a line {@code rule "NAME"} (blanks
+     * before it on the line, blanks or line breaks between {@code rule} and the name), and the line its name ends on.
+     * Read by hand, one pass over each file: this runs at every start, and the regex it replaces ({@code
+     * (?m)^\s*rule\s+"([^"]*)"}, RuleEngineDeclaredTest's oracle) tried a match at every character of the 107 KB of
+     * shipped rules in code not yet compiled, a fifth of the rule base's start on its thread (JFR, bench/coldstart.sh).
+     */
+    static Map<String, Map.Entry<String, Integer>> declared(Map<String, String> drlByFile) {
+        Map<String, Map.Entry<String, Integer>> declared = new java.util.HashMap<>();
+        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
+            String text = e.getValue();
+            int n = text.length(), at = 0, lines = 1;
+            for (int p = 0; p < n; p = nextLineStart(text, p)) {
+                if (!lineStart(text, p)) continue;
+                // ^\s*rule\s+"([^"]*)" at p: no backtracking can change what it matches (rule and " are not blanks)
+                int i = p;
+                while (i < n && space(text.charAt(i))) i++;
+                if (!text.startsWith("rule", i) || i + 4 >= n || !space(text.charAt(i + 4))) continue;
+                int q = i + 4;
+                while (q < n && space(text.charAt(q))) q++;
+                if (q >= n || text.charAt(q) != '"') continue;
+                int close = text.indexOf('"', q + 1);
+                if (close < 0) continue;
+                for (int k = at; k <= close; k++) if (text.charAt(k) == '\n') lines++;
+                at = close + 1;
+                declared.putIfAbsent(text.substring(q + 1, close), Map.entry(e.getKey(), lines));
+                p = close;   // the next match starts after this one's end, as Matcher.find's does
+            }
+        }
+        return declared;
+    }
+
+    /** Where regex ^ matches in MULTILINE mode: the start, or after a line terminator (\r\n as one). */
+    private static boolean lineStart(String t, int p) {
+        if (p == 0) return true;
+        char b = t.charAt(p - 1);
+        return b == '\n' || (b == '\r' && t.charAt(p) != '\n') || b == '\u0085' || b == '\u2028' || b == '\u2029';
+    }
+
+    /** The first position after {@code p} where a line may start (past the next line terminator), or the end. */
+    private static int nextLineStart(String t, int p) {
+        for (int i = p; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c == '\n' || c == '\u0085' || c == '\u2028' || c == '\u2029') return i + 1;
+            if (c == '\r') return i + 1 < t.length() && t.charAt(i + 1) == '\n' ? i + 2 : i + 1;
+        }
+        return t.length();
+    }
+
+    /** Regex \s (Java's, without UNICODE_CHARACTER_CLASS): [ \t\n\x0B\f\r]. */
+    private static boolean space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r'; }
 
     /**
      * Every rule with its metadata; a rule without {@code @id}, {@code @title} or {@code @description} is an input
      * error naming its file and line.
      */
     private static List<RuleInfo> describe(KieBase kb, Map<String, String> drlByFile) {
-        // where each rule is declared: the first file (in drlByFile's order) with a line `rule "NAME"`, and its line
-        // (one pass over each file, not one per rule: this runs at every start)
-        Map<String, Map.Entry<String, Integer>> declared = new java.util.HashMap<>();
-        for (Map.Entry<String, String> e : drlByFile.entrySet()) {
-            String text = e.getValue();
-            Matcher m = RULE_HEADER.matcher(text);
-            int at = 0, lines = 1;
-            while (m.find()) {
-                for (int i = at; i < m.end(); i++) if (text.charAt(i) == '\n') lines++;
-                at = m.end();
-                declared.putIfAbsent(m.group(1), Map.entry(e.getKey(), lines));
-            }
-        }
+        Map<String, Map.Entry<String, Integer>> declared = declared(drlByFile);
         List<RuleInfo> out = new ArrayList<>();
         for (KiePackage pkg : kb.getKiePackages()) {
             for (Rule r : pkg.getRules()) {
