@@ -128,7 +128,9 @@ public final class StepModel {
      */
     public static <T> T memoized(java.util.function.Supplier<T> work) {
         if (MEMO.get() != null) return work.get();
-        MEMO.set(new java.util.HashMap<>());
+        // sized for MEMO_ENTRIES at the default load factor, so that it is not rehashed as it fills (a fit fills it with
+        // thousands: the rehashing was 2% of a batch's samples)
+        MEMO.set(new java.util.HashMap<>(2 * MEMO_ENTRIES));
         try {
             return work.get();
         } finally {
