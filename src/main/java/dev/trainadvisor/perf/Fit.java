@@ -11,7 +11,7 @@ import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
 import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
 import org.apache.commons.math3.fitting.leastsquares.LeastSquaresProblem;
 import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
-import org.apache.commons.math3.fitting.leastsquares.MultivariateJacobianFunction;
+import org.apache.commons.math3.fitting.leastsquares.ValueAndJacobianFunction;
 import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.ArrayRealVector;
 import org.apache.commons.math3.linear.LUDecomposition;
@@ -364,7 +364,7 @@ public final class Fit {
                 boolean ok = true;
                 LeastSquaresProblem problem = new LeastSquaresBuilder().start(start).model(ev)
                         .target(new double[obs.size() + n]).maxEvaluations(MAX_EVALUATIONS).maxIterations(MAX_EVALUATIONS)
-                        .lazyEvaluation(false).build();
+                        .lazyEvaluation(true).build();
                 LevenbergMarquardtOptimizer lm = new LevenbergMarquardtOptimizer()
                         .withCostRelativeTolerance(TOLERANCE).withParameterRelativeTolerance(TOLERANCE);
                 ev.resetBest();
@@ -623,8 +623,14 @@ public final class Fit {
      * Whitened residuals {@code ln(predicted / measured) / sigma} for each observation and
      * {@code (x - mean) / sigma} for each prior, with a forward-difference Jacobian of the observations (the
      * priors' rows are diagonal). Keeps the lowest-cost point it evaluated.
+     *
+     * <p>Levenberg-Marquardt asks for the residuals at every point it tries and for the Jacobian only at the points it
+     * accepts (commons-math's lazy evaluation, ValueAndJacobianFunction): the n predictions of a forward difference are
+     * made only there, not at the trial points it rejects nor at the point it stops on. Each is what the same point
+     * gave before (the model is a pure function of x), so the fit takes the same path to the same optimum; the last
+     * point's residuals are kept, since the lazy evaluation asks for them more than once.
      */
-    private static final class Evaluator implements MultivariateJacobianFunction {
+    private static final class Evaluator implements ValueAndJacobianFunction {
         final Scenario prior;
         final List<Param> params;
         final List<Obs> obs;
@@ -643,10 +649,12 @@ public final class Fit {
         void resetBest() {
             best = null;
             bestCost = Double.POSITIVE_INFINITY;
+            lastX = null;   // the next point is evaluated afresh, and so counted for the best
         }
 
+        /** The cost at {@code x}: the sum of its squared residuals (no Jacobian). */
         double cost(double[] x) {
-            RealVector r = value(new ArrayRealVector(x)).getFirst();
+            RealVector r = computeValue(x);
             return r.dotProduct(r);
         }
 
@@ -681,11 +689,14 @@ public final class Fit {
             return out;
         }
 
-        @Override
-        public Pair<RealVector, RealMatrix> value(RealVector point) {
-            double[] x = point.toArray();
-            int m = obs.size(), n = params.size();
+        /** The point last evaluated, its log predictions and its residuals. */
+        private double[] lastX, lastF0, lastR;
+
+        /** The log predictions at {@code x}, from the last evaluation when it was of {@code x}. */
+        private double[] f0(double[] x) {
+            if (lastX != null && java.util.Arrays.equals(x, lastX)) return lastF0;
             double[] f0 = logPredictions(x);
+            int m = obs.size(), n = params.size();
             double[] r = new double[m + n];
             for (int i = 0; i < m; i++) r[i] = (f0[i] - logMeasured[i]) / obs.get(i).sigma;
             for (int j = 0; j < n; j++) r[m + j] = (x[j] - params.get(j).mean) / sigma[j];
@@ -695,6 +706,29 @@ public final class Fit {
                 bestCost = cost;
                 best = x.clone();
             }
+            lastX = x.clone();
+            lastF0 = f0;
+            lastR = r;
+            return f0;
+        }
+
+        @Override
+        public RealVector computeValue(double[] x) {
+            f0(x);
+            return new ArrayRealVector(lastR);
+        }
+
+        @Override
+        public Pair<RealVector, RealMatrix> value(RealVector point) {
+            double[] x = point.toArray();
+            RealVector r = computeValue(x);
+            return new Pair<>(r, computeJacobian(x));
+        }
+
+        @Override
+        public RealMatrix computeJacobian(double[] x) {
+            int m = obs.size(), n = params.size();
+            double[] f0 = f0(x);
             double[][] jac = new double[m + n][n];
             for (int j = 0; j < n; j++) {
                 double[] xh = x.clone();
@@ -704,7 +738,7 @@ public final class Fit {
                 for (int i = 0; i < m; i++) jac[i][j] = (fj[i] - f0[i]) / h / obs.get(i).sigma;
                 jac[m + j][j] = 1 / sigma[j];
             }
-            return new Pair<>(new ArrayRealVector(r, false), new Array2DRowRealMatrix(jac, false));
+            return new Array2DRowRealMatrix(jac, false);
         }
     }
 
