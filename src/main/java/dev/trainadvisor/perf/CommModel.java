@@ -78,25 +78,22 @@ public final class CommModel {
         return overlap(planned, w, eff.overlapFraction());
     }
 
+    /** The overlap windows, for the seconds each must hide. */
+    private static final int WINDOWS = OverlapWindow.values().length;
+
     /**
      * Collectives sharing a window hide together behind {@code overlap * window}; what does not fit is
      * exposed, shared in proportion to each one's time. A collective whose transport slows the compute beside it
      * (interference i, knowledge-base/transports.json) hides only {@code hidden / (1 + i)}: while it runs, the
      * window's compute advances at 1 / (1 + i) of its pace, so the window lasts {@code hidden x i / (1 + i)} longer.
      */
-    private static final int WINDOWS = OverlapWindow.values().length;
-
     private static List<Collective> overlap(Planned planned, Windows w, double overlapFraction) {
         List<CollectivePlan> pending = planned.plans();
         // the seconds each window must hide, summed in the collectives' order (an array by the window's ordinal: an
-        // EnumMap of boxed sums was a tenth of this method's time, which runs at every prediction of a fit)
+        // EnumMap of boxed sums was a tenth of this method's time, which runs at every prediction of a fit; from 0, as
+        // the merge started from the first: 0 + s is s)
         double[] demand = new double[WINDOWS];
-        boolean[] any = new boolean[demand.length];
-        for (int i = 0; i < pending.size(); i++) {
-            int k = pending.get(i).window().ordinal();
-            demand[k] = any[k] ? demand[k] + planned.seconds()[i] : planned.seconds()[i];
-            any[k] = true;
-        }
+        for (int i = 0; i < pending.size(); i++) demand[pending.get(i).window().ordinal()] += planned.seconds()[i];
         List<Collective> out = new ArrayList<>(pending.size());
         for (int i = 0; i < pending.size(); i++) {
             CollectivePlan p = pending.get(i);

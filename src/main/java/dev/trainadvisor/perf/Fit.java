@@ -626,7 +626,7 @@ public final class Fit {
      *
      * <p>Levenberg-Marquardt asks for the residuals at every point it tries and for the Jacobian only at the points it
      * accepts (commons-math's lazy evaluation, ValueAndJacobianFunction): the n predictions of a forward difference are
-     * made only there, not at the trial points it rejects nor at the point it stops on. Each is what the same point
+     * made only there, not at the trial points it rejects (fitOne asks for the optimum's itself). Each is what the same point
      * gave before (the model is a pure function of x), so the fit takes the same path to the same optimum; the last
      * point's residuals are kept, since the lazy evaluation asks for them more than once.
      */
