@@ -82,12 +82,26 @@ public final class StepModel {
 
     static final LayoutCache<PiecesKey, Pieces> LAYOUTS = new LayoutCache<>(LAYOUT_ENTRIES);
 
-    /** The pieces of the layout last predicted on this thread, by identity: a fit predicts one layout hundreds of times. */
+    /**
+     * The pieces of the layout last predicted on this thread: a fit predicts one layout hundreds of times (the same
+     * instances), and a remedy is priced under each explanation of the run's times, each time on a changed run of its
+     * own (equal values, other instances).
+     */
     private static final ThreadLocal<Object[]> LAST = new ThreadLocal<>();
 
     static Pieces pieces(Model m, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu) {
         Object[] last = LAST.get();
         if (last != null && last[0] == m && last[1] == p && last[2] == t && last[3] == gpu) return (Pieces) last[4];
+        // a run changed again as before (a remedy priced under the next explanation): its parts compared field by field,
+        // most of them the same instances, costs a tenth of hashing the whole layout for the shared cache (the records'
+        // deep hash and a synchronized look-up: a twentieth of a batch's samples, most of them from the pricing)
+        if (last != null && last[0].equals(m) && last[1].equals(p) && last[2].equals(t) && last[3].equals(gpu)) {
+            last[0] = m;
+            last[1] = p;
+            last[2] = t;
+            last[3] = gpu;
+            return (Pieces) last[4];
+        }
         Pieces pieces = LAYOUTS.get(new PiecesKey(m, p, t, gpu), Pieces::new);
         LAST.set(new Object[]{m, p, t, gpu, pieces});
         return pieces;
@@ -152,7 +166,18 @@ public final class StepModel {
         final Slots<CommModel.Planned> planneds = new Slots<>();
 
         ComputeTime compute(Pieces pieces, Efficiency eff, java.util.function.Supplier<ComputeTime> f) {
-            return computes.get(pieces, eff, (x, y) -> x == y || x.equals(y), f);
+            return computes.get(pieces, eff, Recent::sameCompute, f);
+        }
+
+        /**
+         * Efficiencies that time a micro-batch alike: the Roofline reads the GEMM and attention fractions, the HBM
+         * fraction and the elementwise traffic, not the overlap, so a fit's step along the overlap keeps the compute.
+         */
+        static boolean sameCompute(Efficiency a, Efficiency b) {
+            return a == b || Double.compare(a.gemmFractionOfPeak(), b.gemmFractionOfPeak()) == 0
+                    && Double.compare(a.attentionFractionOfPeak(), b.attentionFractionOfPeak()) == 0
+                    && Double.compare(a.hbmFraction(), b.hbmFraction()) == 0
+                    && Double.compare(a.elementwiseTraffic(), b.elementwiseTraffic()) == 0;
         }
 
         CommModel.Planned planned(Pieces pieces, Cluster cluster, java.util.function.Supplier<CommModel.Planned> f) {

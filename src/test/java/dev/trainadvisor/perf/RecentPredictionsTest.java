@@ -73,4 +73,48 @@ class RecentPredictionsTest {
                     + alone[0].stepTimeS() + " s alone, " + inTurn.get(i).stepTimeS() + " s after the others");
         }
     }
+
+    /**
+     * Remedies priced in turn, as the advice prices them: each change under the run's explanation, then under the next
+     * (a changed run of its own each time: equal values, other instances), then the next change. A prediction of a
+     * changed run equals that run predicted alone on a fresh thread; the pieces of the layout last predicted, matched by
+     * value where the instances differ, would hand a change the layout of the one before it (another micro-batch count,
+     * ZeRO stage or recomputation) if the match left out a part of the layout, and fail here.
+     */
+    @Test
+    void changedRunsPricedInTurnEqualEachAlone() throws Exception {
+        List<Scenario> bases = new ArrayList<>();
+        for (Scenario s : scenarios()) if (s.computeScale() == 1.0 && bases.stream().noneMatch(b -> b.run() == s.run())) bases.add(s);
+        List<dev.trainadvisor.spec.RunChange> changes = List.of(
+                dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.MICRO_BATCHES, 64),
+                dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.RECOMPUTE, dev.trainadvisor.spec.Recompute.FULL),
+                dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.ZERO_STAGE, 1),
+                dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.MICRO_BATCH_SIZE, 2));
+        List<Scenario> from = new ArrayList<>();
+        List<dev.trainadvisor.spec.RunChange> made = new ArrayList<>();
+        List<StepPrediction> inTurn = new ArrayList<>();
+        for (Scenario b : bases) {
+            for (dev.trainadvisor.spec.RunChange c : changes) {
+                // the change under the run's own values, then under another explanation (compute 0.8), then again
+                for (Scenario under : List.of(b, b.with(FitParam.COMPUTE_SCALE, 0.8), b)) {
+                    Baseline.Priced q = Baseline.price(under, c);
+                    if (q == null) continue;
+                    from.add(under);
+                    made.add(c);
+                    inTurn.add(q.step());
+                }
+            }
+        }
+        assertTrue(inTurn.size() > 100, "changes priced: " + inTurn.size());
+        for (int i = 0; i < inTurn.size(); i++) {
+            Scenario under = from.get(i);
+            dev.trainadvisor.spec.RunChange c = made.get(i);
+            StepPrediction[] alone = new StepPrediction[1];
+            Thread t = new Thread(() -> alone[0] = Baseline.price(under, c).step());
+            t.start();
+            t.join();
+            assertTrue(alone[0].equals(inTurn.get(i)), "change " + c.asRunFile() + " of " + under.run().name() + ": step "
+                    + alone[0].stepTimeS() + " s alone, " + inTurn.get(i).stepTimeS() + " s priced in turn");
+        }
+    }
 }
