@@ -189,4 +189,49 @@ class LayoutSearchTest {
             assertEquals(s.run().training().recompute(), c.layout().recompute());
         }
     }
+
+    /**
+     * The search leaves out the other recomputations of a layout that does not fit recomputing every layer in full
+     * (LayoutSearch.fitsRecomputingAll); that holds only while the memory model keeps least at full recomputation. Every
+     * layout the search enumerates for each example run, with each offload it tries, is estimated here at all three:
+     * full recomputation of every layer needs no more than selective or none, and none needs no less than selective.
+     */
+    @Test
+    void fullRecomputationNeedsTheLeastMemoryOfEveryLayoutSearched() throws Exception {
+        List<Path> files;
+        try (var s = java.nio.file.Files.list(Path.of("examples"))) {
+            files = s.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+        }
+        Set<String> vary = Set.copyOf(LayoutSearch.DEFAULT_KNOBS);
+        int compared = 0, fullFitsOthersNot = 0;
+        for (Path f : files) {
+            RunSpec spec;
+            try {
+                spec = new SpecReader().read(f);
+            } catch (RuntimeException e) {
+                continue;   // an example that needs its log: its layout is another example's
+            }
+            RunMetrics run = spec.run();
+            List<Layout> shapes = LayoutSearch.Space.enumerate(spec.cluster(), run, vary, 200_000);
+            if (shapes == null) continue;
+            for (int i = 0; i < shapes.size(); i += Math.max(1, shapes.size() / 400)) {
+                Layout l = shapes.get(i);
+                for (dev.trainadvisor.spec.Offload off : LayoutSearch.offloads(run, l, vary)) {
+                    double[] gb = new double[3];
+                    Recompute[] rs = {Recompute.FULL, Recompute.SELECTIVE, Recompute.NONE};
+                    for (int k = 0; k < 3; k++) {
+                        RunMetrics laid = l.withOffload(off).withRecompute(rs[k]).apply(run);
+                        gb[k] = dev.trainadvisor.perf.MemoryModel.of(spec.cluster(), laid.model(), laid.parallel(),
+                                laid.training()).totalGb();
+                    }
+                    assertTrue(gb[0] <= gb[1] && gb[1] <= gb[2], f.getFileName() + " " + l.describe() + ": full "
+                            + gb[0] + " GB, selective " + gb[1] + " GB, none " + gb[2] + " GB");
+                    if (gb[0] < gb[2]) fullFitsOthersNot++;
+                    compared++;
+                }
+            }
+        }
+        assertTrue(compared > 1000, "layouts compared: " + compared);
+        assertTrue(fullFitsOthersNot > compared / 2, "layouts that need less memory in full: " + fullFitsOthersNot);
+    }
 }
