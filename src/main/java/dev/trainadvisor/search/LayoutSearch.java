@@ -154,7 +154,8 @@ public final class LayoutSearch {
         List<Recompute> order = o.vary().contains("recompute")
                 ? List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL) : List.of(l.recompute());
         for (Offload off : offloads(run, l, o.vary())) {
-            if (order.size() > 1 && !fitsRecomputingAll(cluster, run, l.withOffload(off), o)) {
+            MemoryEstimate full = order.size() > 1 ? recomputingAll(cluster, run, l.withOffload(off)) : null;
+            if (full != null && !fits(full, o)) {
                 // a layout that does not fit recomputing every layer fits at no other recomputation: not estimated
                 pruned.addAndGet(order.size());
                 continue;
@@ -162,8 +163,10 @@ public final class LayoutSearch {
             for (Recompute r : order) {
                 Layout x = l.withOffload(off).withRecompute(r);
                 RunMetrics laid = x.apply(run);
-                MemoryEstimate m = MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
-                if (m.totalGb() > m.capacityGb() * (1 - o.headroom())) {
+                // full recomputation's estimate is the one just made: not made again
+                MemoryEstimate m = full != null && r == Recompute.FULL ? full
+                        : MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
+                if (!fits(m, o)) {
                     pruned.incrementAndGet();
                     continue;
                 }
@@ -175,19 +178,23 @@ public final class LayoutSearch {
     }
 
     /**
-     * Whether {@code l} fits recomputing every layer in full; true (not known) where its full recomputation covers a
-     * share of the layers only. Memory falls with recomputation (perf.ActivationMemory): a layer recomputed in full
+     * The memory of {@code l} recomputing every layer in full; null where its full recomputation covers a share of the
+     * layers only (then nothing is known of the others). Memory falls with recomputation (perf.ActivationMemory): a layer recomputed in full
      * keeps its input alone, 2sbh bytes over the ranks that share it, where any other recomputation keeps at least the
      * 8sbh of its norm, QKV and MLP inputs over the same ranks, and more; nothing else in the memory estimate depends on
      * the recomputation. So a layout that does not fit in full fits at no other, and the search need not estimate them:
      * a search for a run that fits nowhere (advice.WhatFits) estimated each layout three times.
      * LayoutSearchTest holds the ordering to the memory model over every layout of the examples.
      */
-    static boolean fitsRecomputingAll(Cluster cluster, RunMetrics run, Layout l, Options o) {
+    static MemoryEstimate recomputingAll(Cluster cluster, RunMetrics run, Layout l) {
         Layout full = l.withRecompute(Recompute.FULL);
-        if (full.recomputeFraction() != 1.0) return true;
+        if (full.recomputeFraction() != 1.0) return null;
         RunMetrics laid = full.apply(run);
-        MemoryEstimate m = MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
+        return MemoryModel.of(cluster, laid.model(), laid.parallel(), laid.training());
+    }
+
+    /** Whether an estimate leaves the search's headroom of the memory free. */
+    private static boolean fits(MemoryEstimate m, Options o) {
         return !(m.totalGb() > m.capacityGb() * (1 - o.headroom()));
     }
 

@@ -192,7 +192,7 @@ class LayoutSearchTest {
 
     /**
      * The search leaves out the other recomputations of a layout that does not fit recomputing every layer in full
-     * (LayoutSearch.fitsRecomputingAll); that holds only while the memory model keeps least at full recomputation. Every
+     * (LayoutSearch.recomputingAll); that holds only while the memory model keeps least at full recomputation. Every
      * layout the search enumerates for each example run, with each offload it tries, is estimated here at all three:
      * full recomputation of every layer needs no more than selective or none, and none needs no less than selective.
      */
