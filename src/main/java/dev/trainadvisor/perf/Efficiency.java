@@ -258,6 +258,18 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
                 && Double.compare(elementwiseTraffic, e.elementwiseTraffic) == 0;
     }
 
+    /**
+     * Whether {@code o} is equal to this but perhaps for the overlap: every other component compared as {@link #equals}
+     * compares it. The Roofline reads the GEMM and attention fractions, the HBM fraction and the elementwise traffic, never
+     * the overlap, so efficiencies alike here time a micro-batch alike (StepModel.Recent keeps the compute across a fit's
+     * step along the overlap). Written beside equals, so that a component added to one is added to the other.
+     */
+    boolean equalsBesidesOverlap(Efficiency o) {
+        return this == o || Double.compare(gemmFractionOfPeak, o.gemmFractionOfPeak) == 0
+                && Double.compare(attentionFractionOfPeak, o.attentionFractionOfPeak) == 0
+                && Double.compare(hbmFraction, o.hbmFraction) == 0 && Double.compare(elementwiseTraffic, o.elementwiseTraffic) == 0;
+    }
+
     /** The record's hashCode, written out ({@link #equals}): 31 times the components' hashes in order. */
     @Override
     public int hashCode() {

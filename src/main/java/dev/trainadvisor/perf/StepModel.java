@@ -166,18 +166,9 @@ public final class StepModel {
         final Slots<CommModel.Planned> planneds = new Slots<>();
 
         ComputeTime compute(Pieces pieces, Efficiency eff, java.util.function.Supplier<ComputeTime> f) {
-            return computes.get(pieces, eff, Recent::sameCompute, f);
-        }
-
-        /**
-         * Efficiencies that time a micro-batch alike: the Roofline reads the GEMM and attention fractions, the HBM
-         * fraction and the elementwise traffic, not the overlap, so a fit's step along the overlap keeps the compute.
-         */
-        static boolean sameCompute(Efficiency a, Efficiency b) {
-            return a == b || Double.compare(a.gemmFractionOfPeak(), b.gemmFractionOfPeak()) == 0
-                    && Double.compare(a.attentionFractionOfPeak(), b.attentionFractionOfPeak()) == 0
-                    && Double.compare(a.hbmFraction(), b.hbmFraction()) == 0
-                    && Double.compare(a.elementwiseTraffic(), b.elementwiseTraffic()) == 0;
+            // a micro-batch is timed alike by efficiencies that differ in the overlap alone: a fit's step along the
+            // overlap keeps the compute
+            return computes.get(pieces, eff, Efficiency::equalsBesidesOverlap, f);
         }
 
         CommModel.Planned planned(Pieces pieces, Cluster cluster, java.util.function.Supplier<CommModel.Planned> f) {

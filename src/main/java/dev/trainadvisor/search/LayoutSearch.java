@@ -179,10 +179,10 @@ public final class LayoutSearch {
 
     /**
      * The memory of {@code l} recomputing every layer in full; null where its full recomputation covers a share of the
-     * layers only (then nothing is known of the others). Memory falls with recomputation (perf.ActivationMemory): a layer recomputed in full
-     * keeps its input alone, 2sbh bytes over the ranks that share it, where any other recomputation keeps at least the
-     * 8sbh of its norm, QKV and MLP inputs over the same ranks, and more; nothing else in the memory estimate depends on
-     * the recomputation. So a layout that does not fit in full fits at no other, and the search need not estimate them:
+     * layers only (then nothing is known of the others). Memory falls with recomputation (perf.ActivationMemory): a
+     * layer recomputed in full keeps its input alone, 2sbh bytes over the ranks that share it, where any other
+     * recomputation keeps at least the 8sbh of its norm, QKV and MLP inputs over the same ranks, and more; nothing else
+     * in the memory estimate depends on the recomputation. So a layout that does not fit in full fits at no other, and the search need not estimate them:
      * a search for a run that fits nowhere (advice.WhatFits) estimated each layout three times.
      * LayoutSearchTest holds the ordering to the memory model over every layout of the examples.
      */

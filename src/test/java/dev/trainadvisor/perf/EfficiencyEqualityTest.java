@@ -32,6 +32,21 @@ class EfficiencyEqualityTest {
         assertEquals(true, efficiency(a).equals(efficiency(a.clone())));
     }
 
+    /**
+     * Equal but perhaps for the overlap (what StepModel.Recent keeps a micro-batch's compute by): as the generated record
+     * says of {@code a} and {@code b} given {@code a}'s overlap, whatever {@code b}'s was.
+     */
+    @Property(tries = 2000)
+    void besidesTheOverlapAsAGeneratedRecord(@ForAll("components") double[] a, @ForAll("components") double[] b) {
+        double[] c = a.clone();
+        c[(int) Math.floorMod(Double.doubleToLongBits(b[0]), 5L)] = b[1];   // one component changed, or not
+        for (double[] other : new double[][]{b, c}) {
+            double[] sameOverlap = other.clone();
+            sameOverlap[3] = a[3];
+            assertEquals(generated(a).equals(generated(sameOverlap)), efficiency(a).equalsBesidesOverlap(efficiency(other)));
+        }
+    }
+
     @Provide
     Arbitrary<double[]> components() {
         // few values, so that equal ones are drawn often; the two zeros and NaN, which == and Double.compare tell apart
