@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Two builds, or two sets of JVM options, compared on the batch benchmark's fleet (issue 22, item 6) with the noise of
+# this shared machine taken out: the two batches run at the same time, each from a cold JVM as bin/train-advisor runs
+# it, so that a slow spell of the machine slows both alike. Run one after the other, the same build's 10,000-run batch
+# took 17 to 25 s within an hour (its CPU time 30 to 44 s: the host's speed moves, not only the load); run side by side,
+# the same build against itself came within 1% in wall time and 2% in CPU time, pair after pair (docs/development.md).
+# The pairs alternate which starts first; what is printed per pair, and as the median over the pairs, is each side's
+# wall and CPU time and B over A. Side by side each batch has about one core, so the ratio is that of the work each
+# does (compilers included), not a solo batch's wall time; bench/batch.sh times that.
+#
+#   bench/ab.sh A B [N]     A, B: repository roots, each built (mvn -B -ntp -q package -DskipTests); N runs (10,000)
+#   OPTS_A=... OPTS_B=...   JVM options of each side (TRAIN_ADVISOR_JAVA_OPTS); B may be A's root with other options
+#   PAIRS=4                 how many pairs (default 4)
+#   ALLOW_DIFF=1            reports may differ: a probe that leaves part of the advice out, to see what that part costs
+#
+# Exits 1 when the two sides' reports differ (a speed-up must not change the advice) unless ALLOW_DIFF is set, 2 on a
+# missing build.
+set -euo pipefail
+a=$(cd "${1:?usage: bench/ab.sh A B [N]}" && pwd -P)
+b=$(cd "${2:?usage: bench/ab.sh A B [N]}" && pwd -P)
+n=${3:-10000}
+pairs=${PAIRS:-4}
+for r in "$a" "$b"; do
+  [ -f "$r/target/train-advisor.jar" ] || { echo "no $r/target/train-advisor.jar: build it first" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$(dirname "$0")/fleet.py" "$n" "$work/fleet"
+echo "$(nproc) cores; A: $a ${OPTS_A:-}; B: $b ${OPTS_B:-}"
+
+side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to $work/NAME.time
+  TRAIN_ADVISOR_JAVA_OPTS="$3" /usr/bin/time -o "$work/$1.time" -f '%e %U %S' "$2/bin/train-advisor" batch "$work/fleet" \
+      --format csv --out "$work/$1.csv" 2> "$work/$1.err"
+}
+
+ratios_wall=() ratios_cpu=()
+same="reports identical"
+for i in $(seq 1 "$pairs"); do
+  if [ $((i % 2)) = 1 ]; then
+    side A "$a" "${OPTS_A:-}" & pa=$!; side B "$b" "${OPTS_B:-}" & pb=$!
+  else
+    side B "$b" "${OPTS_B:-}" & pb=$!; side A "$a" "${OPTS_A:-}" & pa=$!
+  fi
+  wait "$pa"; wait "$pb"
+  read -r wa ua sa < <(tail -1 "$work/A.time")
+  read -r wb ub sb < <(tail -1 "$work/B.time")
+  ca=$(awk -v u="$ua" -v s="$sa" 'BEGIN {print u + s}')
+  cb=$(awk -v u="$ub" -v s="$sb" 'BEGIN {print u + s}')
+  rw=$(awk -v x="$wa" -v y="$wb" 'BEGIN {printf "%.4f", y / x}')
+  rc=$(awk -v x="$ca" -v y="$cb" 'BEGIN {printf "%.4f", y / x}')
+  ratios_wall+=("$rw")
+  ratios_cpu+=("$rc")
+  printf 'pair %d: A %6.2f s wall %6.2f s CPU | B %6.2f s wall %6.2f s CPU | B/A wall %s CPU %s\n' "$i" "$wa" "$ca" "$wb" \
+      "$cb" "$rw" "$rc"
+  if ! cmp -s "$work/A.csv" "$work/B.csv"; then
+    same="reports differ"
+    [ -n "${ALLOW_DIFF:-}" ] || { echo "the two reports differ (diff $work/A.csv $work/B.csv)" >&2; trap - EXIT; exit 1; }
+  fi
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+echo "median B/A over $pairs pairs: wall $(median "${ratios_wall[@]}"), CPU $(median "${ratios_cpu[@]}"); $same"
