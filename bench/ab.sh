@@ -29,9 +29,11 @@ trap 'rm -rf "$work"' EXIT
 python3 "$(dirname "$0")/fleet.py" "$n" "$work/fleet"
 echo "$(nproc) cores; A: $a ${OPTS_A:-}; B: $b ${OPTS_B:-}"
 
-side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to $work/NAME.time
+side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to $work/NAME.time, its exit code to NAME.rc
+  local code=0
   TRAIN_ADVISOR_JAVA_OPTS="$3" /usr/bin/time -o "$work/$1.time" -f '%e %U %S' "$2/bin/train-advisor" batch "$work/fleet" \
-      --format csv --out "$work/$1.csv" 2> "$work/$1.err"
+      --format csv --out "$work/$1.csv" 2> "$work/$1.err" || code=$?
+  echo "$code" > "$work/$1.rc"
 }
 
 ratios_wall=() ratios_cpu=()
@@ -43,6 +45,9 @@ for i in $(seq 1 "$pairs"); do
     side B "$b" "${OPTS_B:-}" & pb=$!; side A "$a" "${OPTS_A:-}" & pa=$!
   fi
   wait "$pa"; wait "$pb"
+  for x in A B; do
+    [ "$(cat "$work/$x.rc")" = 0 ] || { echo "side $x exited $(cat "$work/$x.rc"):" >&2; grep -v '^ *Command' "$work/$x.err" | head -5 >&2; exit 2; }
+  done
   read -r wa ua sa < <(tail -1 "$work/A.time")
   read -r wb ub sb < <(tail -1 "$work/B.time")
   ca=$(awk -v u="$ua" -v s="$sa" 'BEGIN {print u + s}')
