@@ -3,7 +3,8 @@
 # this shared machine taken out: the two batches run at the same time, each from a cold JVM as bin/train-advisor runs
 # it, so that a slow spell of the machine slows both alike. Run one after the other, the same build's 10,000-run batch
 # took 17 to 25 s within an hour (its CPU time 30 to 44 s: the host's speed moves, not only the load); run side by side,
-# the same build against itself came within 1% in wall time and 2% in CPU time, pair after pair (docs/development.md).
+# the same build against itself came within 1% in wall time and 2% in CPU time, pair after pair, and the medians of
+# four pairs within 0.4% (docs/development.md).
 # The pairs alternate which starts first; what is printed per pair, and as the median over the pairs, is each side's
 # wall and CPU time and B over A. Side by side each batch has about one core, so the ratio is that of the work each
 # does (compilers included), not a solo batch's wall time; bench/batch.sh times that.
