@@ -8,6 +8,7 @@
 # The pairs alternate which starts first; what is printed per pair, and as the median over the pairs, is each side's
 # wall and CPU time and B over A. Side by side each batch has about one core, so the ratio is that of the work each
 # does (compilers included), not a solo batch's wall time; bench/batch.sh times that.
+# Not for a change of the number of threads: a side with more takes a larger share of the cores from the other.
 #
 #   bench/ab.sh A B [N]     A, B: repository roots, each built (mvn -B -ntp -q package -DskipTests); N runs (10,000)
 #   OPTS_A=... OPTS_B=...   JVM options of each side (TRAIN_ADVISOR_JAVA_OPTS); B may be A's root with other options
