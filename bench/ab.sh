@@ -15,27 +15,24 @@
 #   PAIRS=4                 how many pairs (default 4)
 #   ALLOW_DIFF=1            reports may differ: a probe that leaves part of the advice out, to see what that part costs
 #
-# Exits 1 when the two sides' reports differ (a speed-up must not change the advice) unless ALLOW_DIFF is set, 2 on a
-# missing build.
+# Exits 1 when the two sides' reports differ (a speed-up must not change the advice) unless ALLOW_DIFF is set; 2 on a
+# missing build or a batch that fails (its first lines of standard error shown).
 set -euo pipefail
 a=$(cd "${1:?usage: bench/ab.sh A B [N]}" && pwd -P)
 b=$(cd "${2:?usage: bench/ab.sh A B [N]}" && pwd -P)
+cd "$(dirname "$0")/.."
 n=${3:-10000}
 pairs=${PAIRS:-4}
-for r in "$a" "$b"; do
-  [ -f "$r/target/train-advisor.jar" ] || { echo "no $r/target/train-advisor.jar: build it first" >&2; exit 2; }
-done
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-python3 "$(dirname "$0")/fleet.py" "$n" "$work/fleet"
+[ -f "$b/target/train-advisor.jar" ] || { echo "no $b/target/train-advisor.jar: build it first" >&2; exit 2; }
+jar=$a/target/train-advisor.jar
+. bench/fleet-setup.sh   # checks A's build, draws the fleet into $dir, makes $out; both go on exit
 echo "$(nproc) cores; A: $a ${OPTS_A:-}; B: $b ${OPTS_B:-}"
 
-side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to $work/NAME.time, its exit code to NAME.rc
+side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to $out/NAME.time, its exit code to NAME.rc
   local code=0
-  TRAIN_ADVISOR_JAVA_OPTS="$3" /usr/bin/time -o "$work/$1.time" -f '%e %U %S' "$2/bin/train-advisor" batch "$work/fleet" \
-      --format csv --out "$work/$1.csv" 2> "$work/$1.err" || code=$?
-  echo "$code" > "$work/$1.rc"
+  TRAIN_ADVISOR_JAVA_OPTS="$3" /usr/bin/time -o "$out/$1.time" -f '%e %U %S' "$2/bin/train-advisor" batch "$dir" \
+      --format csv --out "$out/$1.csv" 2> "$out/$1.err" || code=$?
+  echo "$code" > "$out/$1.rc"
 }
 
 ratios_wall=() ratios_cpu=()
@@ -48,10 +45,10 @@ for i in $(seq 1 "$pairs"); do
   fi
   wait "$pa"; wait "$pb"
   for x in A B; do
-    [ "$(cat "$work/$x.rc")" = 0 ] || { echo "side $x exited $(cat "$work/$x.rc"):" >&2; grep -v '^ *Command' "$work/$x.err" | head -5 >&2; exit 2; }
+    [ "$(cat "$out/$x.rc")" = 0 ] || { echo "side $x exited $(cat "$out/$x.rc"):" >&2; grep -v '^ *Command' "$out/$x.err" | head -5 >&2; exit 2; }
   done
-  read -r wa ua sa < <(tail -1 "$work/A.time")
-  read -r wb ub sb < <(tail -1 "$work/B.time")
+  read -r wa ua sa < <(tail -1 "$out/A.time")
+  read -r wb ub sb < <(tail -1 "$out/B.time")
   ca=$(awk -v u="$ua" -v s="$sa" 'BEGIN {print u + s}')
   cb=$(awk -v u="$ub" -v s="$sb" 'BEGIN {print u + s}')
   rw=$(awk -v x="$wa" -v y="$wb" 'BEGIN {printf "%.4f", y / x}')
@@ -60,9 +57,9 @@ for i in $(seq 1 "$pairs"); do
   ratios_cpu+=("$rc")
   printf 'pair %d: A %6.2f s wall %6.2f s CPU | B %6.2f s wall %6.2f s CPU | B/A wall %s CPU %s\n' "$i" "$wa" "$ca" "$wb" \
       "$cb" "$rw" "$rc"
-  if ! cmp -s "$work/A.csv" "$work/B.csv"; then
+  if ! cmp -s "$out/A.csv" "$out/B.csv"; then
     same="reports differ"
-    [ -n "${ALLOW_DIFF:-}" ] || { echo "the two reports differ (diff $work/A.csv $work/B.csv)" >&2; trap - EXIT; exit 1; }
+    [ -n "${ALLOW_DIFF:-}" ] || { echo "the two reports differ (diff $out/A.csv $out/B.csv)" >&2; trap - EXIT; exit 1; }
   fi
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

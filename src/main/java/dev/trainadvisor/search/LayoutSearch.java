@@ -182,8 +182,9 @@ public final class LayoutSearch {
      * layers only (then nothing is known of the others). Memory falls with recomputation (perf.ActivationMemory): a
      * layer recomputed in full keeps its input alone, 2sbh bytes over the ranks that share it, where any other
      * recomputation keeps at least the 8sbh of its norm, QKV and MLP inputs over the same ranks, and more; nothing else
-     * in the memory estimate depends on the recomputation. So a layout that does not fit in full fits at no other, and the search need not estimate them:
-     * a search for a run that fits nowhere (advice.WhatFits) estimated each layout three times.
+     * in the memory estimate depends on the recomputation. So a layout that does not fit in full fits at no other, and
+     * the search need not estimate them: a search for a run that fits nowhere (advice.WhatFits) estimated each layout
+     * three times.
      * LayoutSearchTest holds the ordering to the memory model over every layout of the examples.
      */
     static MemoryEstimate recomputingAll(Cluster cluster, RunMetrics run, Layout l) {
