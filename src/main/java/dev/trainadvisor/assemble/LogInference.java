@@ -92,8 +92,16 @@ final class LogInference {
             return List.copyOf(taken);
         }
 
-        /** The model and the sequence length: nothing can stand in for them. */
+        /**
+         * The model and the sequence length: nothing can stand in for them. Where both are missing, one message names
+         * both, so that a first try learns everything it must add at once (issue 22: the first advise --log took
+         * three tries).
+         */
         private void required() {
+            if (!has("model") && !has("training.seq_len"))
+                throw new SpecException(file, "model", "a model preset or the model's fields, and the sequence length"
+                        + " (training.seq_len): the " + log.format() + " log prints neither; set " + by.setBy("model")
+                        + " and " + by.setBy("training.seq_len"));
             if (!has("model"))
                 throw new SpecException(file, "model", "a model preset or the model's fields: the " + log.format()
                         + " log does not print the model's shape; set " + by.setBy("model"));

@@ -414,7 +414,9 @@ public final class Fit {
 
     /**
      * Points of the numerical integral over a freed quantity's coordinate (Simpson's rule, so odd): 41 over twelve
-     * posterior sigmas, 0.3 sigma apart, integrate a normal to 1e-6.
+     * posterior sigmas, 0.3 sigma apart, integrate a normal to 1e-6. Converged for what the advice prints, measured on
+     * bench/fleet.py's 10,000 runs (`batch --format csv`): 81 points changed a column of 13 runs (the top cause of one,
+     * its impact 0.19 against 0.18), 21 points the top cause, severity, impact or best remedy of 438.
      */
     static final int QUADRATURE_POINTS = 41;
 

@@ -112,6 +112,25 @@ class BatchLogsTest {
 
     // ------------------------------------------------------------------ advise --log: what the log does not print
 
+    /**
+     * A log that prints neither the model's shape nor the sequence length: one message names both options (a newcomer's
+     * first try learns all it must add), and with the model given, the one still missing.
+     */
+    @Test
+    void aLogWithoutModelOrSequenceLengthAsksForBothAtOnce() throws Exception {
+        String log = "examples/logs/tinyllama-h200-trainer.log";
+        CliTest.Result both = run("advise", "--log", log, "--cluster", "examples/logs/cluster-1xh200.yaml");
+        assertEquals(Main.BAD_INPUT, both.code(), both.err());
+        assertTrue(both.err().startsWith("error: " + log + ": field 'model': "), both.err());
+        assertTrue(both.err().contains("set --model and --seq-len"), both.err());
+        CliTest.assertNoStackTrace(both.err());
+        CliTest.Result one = run("advise", "--log", log, "--cluster", "examples/logs/cluster-1xh200.yaml", "--model",
+                "examples/logs/model-tinyllama-1.1b.yaml");
+        assertEquals(Main.BAD_INPUT, one.code(), one.err());
+        assertTrue(one.err().contains("field 'training.seq_len'") && one.err().contains("set --seq-len")
+                && !one.err().contains("--model"), one.err());
+    }
+
     /** Sample logs of runs that ran, with what their sources say of the cluster, the model and the micro-batch size. */
     static final String[][] RAN = {
             {"internlm-1.log", "--cluster", "dgx-a100-80gb", "--model", "internlm-7b", "--seq-len", "2048", "--micro-batch-size", "2"},
