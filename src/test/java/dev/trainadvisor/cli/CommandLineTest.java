@@ -164,6 +164,9 @@ class CommandLineTest {
         assertEquals(0, r.code());
         assertEquals("train-advisor " + m.group(1), r.out().strip());
         assertEquals(r.out(), run("advise", "--version").out());
+        // alone, --version and -V build no command tree (Main.commandLine): the same line, and the commands still there
+        assertEquals(r.out(), run("-V").out());
+        assertTrue(run("--help").out().contains("advise"));
     }
 
     /**
