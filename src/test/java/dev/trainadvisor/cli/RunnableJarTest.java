@@ -138,6 +138,62 @@ class RunnableJarTest {
             }
     }
 
+    /**
+     * bin/train-advisor runs a command that reads a log on the client compiler alone while the log is small, and with
+     * both compilers past 32 MiB of it (the launcher's comment has the timings), however the log is named: --log
+     * (a file or a folder of one log per rank, as --log X or --log=X), parse's files, a run file's log: (YAML, relative
+     * to the run file, quoted and commented; JSON). The choice is read off the JVM's own account of its options
+     * (-XX:+PrintCommandLineFlags, its first line of output); the large logs are files of zeros, which the commands
+     * then refuse.
+     */
+    @Test
+    void theLauncherKeepsBothCompilersForALargeLog() throws Exception {
+        assumeFresh();
+        long limit = 32L << 20;
+        Path big = tmp.resolve("big.log"), justUnder = tmp.resolve("under.log"), ranks = tmp.resolve("ranks");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(limit + 1);   // sparse: its size, not its blocks
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(justUnder.toFile(), "rw")) {
+            f.setLength(limit);
+        }
+        Files.createDirectories(ranks);   // a folder's size is its files' blocks (du): written, not sparse
+        byte[] mb = new byte[1 << 20];
+        try (java.io.OutputStream o = Files.newOutputStream(ranks.resolve("rank0.log"))) {
+            for (int i = 0; i <= 32; i++) o.write(mb);
+        }
+        Files.createDirectories(tmp.resolve("runs"));
+        Path yaml = Files.writeString(tmp.resolve("runs/run.yaml"), "name: x\ncluster: dgx-h100\nlog: \"../big.log\"   # the log\n");
+        Path json = Files.writeString(tmp.resolve("runs/run.json"), "{\"name\": \"x\", \"cluster\": \"dgx-h100\", \"log\": \"../big.log\"}");
+        Path small = Files.writeString(tmp.resolve("runs/small.yaml"), "name: x\ncluster: dgx-h100\nlog: ../under.log\n");
+        String readme = "examples/logs/tinyllama-h200-trainer.log";
+        Map<List<String>, Boolean> clientAlone = new java.util.LinkedHashMap<>();
+        clientAlone.put(List.of("advise", "examples/internlm-7b-pcie-1node.yaml"), true);
+        clientAlone.put(List.of("advise", "--log", readme), true);
+        clientAlone.put(List.of("parse", readme), true);
+        clientAlone.put(List.of("advise", "--log", justUnder.toString()), true);
+        clientAlone.put(List.of("advise", small.toString()), true);
+        clientAlone.put(List.of("advise", "--log", big.toString()), false);
+        clientAlone.put(List.of("advise", "--log=" + big), false);
+        clientAlone.put(List.of("advise", "--log", ranks.toString()), false);
+        clientAlone.put(List.of("parse", big.toString()), false);
+        clientAlone.put(List.of("advise", yaml.toString()), false);
+        clientAlone.put(List.of("advise", json.toString()), false);
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"),
+                "TRAIN_ADVISOR_JAVA_OPTS", "-XX:+PrintCommandLineFlags");
+        clientAlone.forEach((args, alone) -> {
+            List<String> cmd = new ArrayList<>(List.of(Path.of("bin/train-advisor").toAbsolutePath().toString()));
+            cmd.addAll(args);
+            try {
+                Result r = exec(env, cmd.toArray(String[]::new));
+                String flags = r.out().lines().findFirst().orElse("");
+                assertEquals(alone, flags.contains("-XX:TieredStopAtLevel=1"), args + ": " + flags);
+            } catch (Exception e) {
+                throw new AssertionError(args.toString(), e);
+            }
+        });
+    }
+
     /** bin/ and target/ of this build copied to {@code dir}, the archive a minute newer than the copied jar, or older. */
     static Path distribution(Path dir, boolean archiveNewer) throws IOException {
         Files.createDirectories(dir.resolve("bin"));
