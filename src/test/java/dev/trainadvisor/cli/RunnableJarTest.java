@@ -142,12 +142,12 @@ class RunnableJarTest {
      * bin/train-advisor runs a command that reads a log on the client compiler alone while the log is small, and with
      * both compilers past 32 MiB of it (the launcher's comment has the timings), however the log is named: --log
      * (a file or a folder of one log per rank, as --log X or --log=X), parse's files, a run file's log: (YAML, relative
-     * to the run file, quoted and commented; JSON). The choice is read off the JVM's own account of its options
-     * (-XX:+PrintCommandLineFlags, its first line of output); the large logs are files of zeros, which the commands
-     * then refuse.
+     * to the run file, quoted and commented; JSON); search and validate on the client compiler, validate --leave-out
+     * with both. The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first
+     * line of output); the large logs are files of zeros, which the commands then refuse.
      */
     @Test
-    void theLauncherKeepsBothCompilersForALargeLog() throws Exception {
+    void theLauncherKeepsBothCompilersForALargeLogAndTheRefits() throws Exception {
         assumeFresh();
         long limit = 32L << 20;
         Path big = tmp.resolve("big.log"), justUnder = tmp.resolve("under.log"), ranks = tmp.resolve("ranks");
@@ -179,6 +179,12 @@ class RunnableJarTest {
         clientAlone.put(List.of("parse", big.toString()), false);
         clientAlone.put(List.of("advise", yaml.toString()), false);
         clientAlone.put(List.of("advise", json.toString()), false);
+        clientAlone.put(List.of("search", "examples/internlm-7b-pcie-1node.yaml"), true);
+        // of a folder that is not there: the launcher chooses before the command refuses it, and no refit runs
+        String none = tmp.resolve("no-such-runs").toString();
+        clientAlone.put(List.of("validate", none), true);
+        clientAlone.put(List.of("validate", "--leave-out", "source", none), false);
+        clientAlone.put(List.of("validate", "--leave-out=source", none), false);
         Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"),
                 "TRAIN_ADVISOR_JAVA_OPTS", "-XX:+PrintCommandLineFlags");
         clientAlone.forEach((args, alone) -> {
