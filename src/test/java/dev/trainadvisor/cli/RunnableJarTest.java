@@ -143,11 +143,11 @@ class RunnableJarTest {
      * both compilers past 32 MiB of it (the launcher's comment has the timings), however the log is named: --log
      * (a file or a folder of one log per rank, as --log X or --log=X), parse's files, a run file's log: (YAML, relative
      * to the run file, quoted and commented; JSON); search and validate on the client compiler, validate --leave-out
-     * with both. The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first
+     * with both; batch of a folder of at most 3,000 entries and 32 MiB on the client compiler, a larger one with both. The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first
      * line of output); the large logs are files of zeros, which the commands then refuse.
      */
     @Test
-    void theLauncherKeepsBothCompilersForALargeLogAndTheRefits() throws Exception {
+    void theLauncherKeepsBothCompilersForLargeInputsAndTheRefits() throws Exception {
         assumeFresh();
         long limit = 32L << 20;
         Path big = tmp.resolve("big.log"), justUnder = tmp.resolve("under.log"), ranks = tmp.resolve("ranks");
@@ -180,6 +180,13 @@ class RunnableJarTest {
         clientAlone.put(List.of("advise", yaml.toString()), false);
         clientAlone.put(List.of("advise", json.toString()), false);
         clientAlone.put(List.of("search", "examples/internlm-7b-pcie-1node.yaml"), true);
+        // batch: a folder of at most 3,000 entries and 32 MiB on the client compiler; not counting a --rules folder
+        Path many = Files.createDirectories(tmp.resolve("many"));
+        for (int i = 0; i <= 3000; i++) Files.createFile(many.resolve("run-" + i + ".yaml"));   // empty: skipped
+        clientAlone.put(List.of("batch", "examples/runs", "--format", "csv"), true);
+        clientAlone.put(List.of("batch", "--format", "csv", many.toString()), false);
+        clientAlone.put(List.of("batch", ranks.toString(), "--format", "csv"), false);
+        clientAlone.put(List.of("batch", "examples/runs", "--rules", ranks.toString(), "--format", "csv"), true);
         // of a folder that is not there: the launcher chooses before the command refuses it, and no refit runs
         String none = tmp.resolve("no-such-runs").toString();
         clientAlone.put(List.of("validate", none), true);
