@@ -89,7 +89,10 @@ final class AdviseCommand implements Callable<Integer> {
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
         if (!impl.given() && !impl.defaulted())
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
-                    + impl.origin() + " (set training.framework, or --framework with --log, to choose another)");
+                    + impl.origin() + (impl.framework().version() == null ? "" : ", at its profile's default version")
+                    + " (set training.framework, or --framework with --log, to choose another"
+                    + (impl.framework().version() == null ? "" : "; training.framework_version or --framework-version, its version")
+                    + ")");
         // the shipped rules, still being built on another core (Main.run), are waited for once the run is fitted
         TrainAdvisor advisor = rl.shippedOnly() ? TrainAdvisor.withRulesWhenNeeded(dev.trainadvisor.engine.RuleEngine::builtIn)
                 : new TrainAdvisor(rl.engine());

@@ -47,12 +47,22 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
      */
     public record FrameworkView(String key, String name, String version, String namedBy) {
 
-        /** "internevo 2023 (named by metrics.tflops_convention (internevo))", as the reports' headers print it. */
+        /**
+         * "internevo 2024 (named by metrics.tflops_convention (internevo), at the profile's default version; set
+         * training.framework and training.framework_version for another)", as the reports' headers print it. A
+         * framework named by the log or the TFLOPS' convention is at its profile's default version (a version is given
+         * only with training.framework), which the line says: hf-trainer's default, deepspeed, is not what a log says.
+         */
         public String line() {
             return (version == null ? key : key + " " + version) + (namedBy.equals(dev.trainadvisor.spec.Implementation.DEFAULT_ORIGIN)
                     ? " (none named: the layout as ZeRO's paper describes it; set training.framework)"
-                    : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? "" : " (named by " + namedBy + ")");
+                    : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? ""
+                    : " (named by " + namedBy + (version == null ? "" : DEFAULT_VERSION) + ")");
         }
+
+        /** What {@link #line()} adds of a version no one gave. */
+        public static final String DEFAULT_VERSION = ", at the profile's default version; set training.framework and "
+                + "training.framework_version for another";
     }
 
     /**

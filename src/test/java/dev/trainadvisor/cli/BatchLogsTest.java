@@ -131,6 +131,36 @@ class BatchLogsTest {
                 && !one.err().contains("--model"), one.err());
     }
 
+    /**
+     * A framework the log's format names runs at its profile's default version (a version is given only with the
+     * framework), and the warning and the report's header say so with what sets another: the README's Trainer log is
+     * hf-trainer at knowledge-base/frameworks/hf-trainer.json's default_version (deepspeed, which a plain Trainer log
+     * does not say). Named with its version, neither the warning nor the clause appears.
+     */
+    @Test
+    void aFrameworkNamedByTheLogSaysItsVersionIsTheProfilesDefault() throws Exception {
+        String dflt = new ObjectMapper().readTree(Path.of("knowledge-base/frameworks/hf-trainer.json").toFile())
+                .path("default_version").asText();
+        assertFalse(dflt.isEmpty(), "hf-trainer has versions");
+        String[] readme = {"advise", "--log", "examples/logs/tinyllama-h200-trainer.log", "--cluster",
+                "examples/logs/cluster-1xh200.yaml", "--model", "examples/logs/model-tinyllama-1.1b.yaml", "--seq-len", "2048",
+                "--micro-batch-size", "4", "--format", "md"};
+        CliTest.Result r = run(readme);
+        assertEquals(Main.OK, r.code(), r.err());
+        assertTrue(r.err().contains("warning: framework hf-trainer " + dflt + " taken from the log's format (hf-trainer), at its "
+                + "profile's default version (set training.framework, or --framework with --log, to choose another; "
+                + "training.framework_version or --framework-version, its version)\n"), r.err());
+        assertTrue(r.out().contains("**Framework:** hf-trainer " + dflt + " (named by the log's format (hf-trainer), at the "
+                + "profile's default version; set training.framework and training.framework_version for another)  \n"), r.out());
+        String other = dflt.equals("fsdp") ? "deepspeed" : "fsdp";
+        String[] given = java.util.Arrays.copyOf(readme, readme.length + 4);
+        System.arraycopy(new String[]{"--framework", "hf-trainer", "--framework-version", other}, 0, given, readme.length, 4);
+        CliTest.Result g = run(given);
+        assertEquals(Main.OK, g.code(), g.err());
+        assertFalse(g.err().contains("warning: framework"), g.err());
+        assertTrue(g.out().contains("**Framework:** hf-trainer " + other + "  \n"), g.out());
+    }
+
     /** Sample logs of runs that ran, with what their sources say of the cluster, the model and the micro-batch size. */
     static final String[][] RAN = {
             {"internlm-1.log", "--cluster", "dgx-a100-80gb", "--model", "internlm-7b", "--seq-len", "2048", "--micro-batch-size", "2"},
