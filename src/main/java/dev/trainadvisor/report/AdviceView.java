@@ -61,7 +61,7 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
         }
 
         /** What {@link #line()} adds of a version no one gave. */
-        public static final String DEFAULT_VERSION = ", at the profile's default version; set training.framework and "
+        private static final String DEFAULT_VERSION = ", at the profile's default version; set training.framework and "
                 + "training.framework_version for another";
     }
 
