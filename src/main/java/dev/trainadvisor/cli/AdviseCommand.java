@@ -87,12 +87,14 @@ final class AdviseCommand implements Callable<Integer> {
         } else if (l.log != null) s = LogRunOptions.run(l, r, p, spec.commandLine().getErr());
         else throw new SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
-        if (!impl.given() && !impl.defaulted())
+        if (!impl.given() && !impl.defaulted()) {
+            // named by the log or the TFLOPS' convention: at its profile's default version, if it has versions
+            boolean versioned = impl.framework().version() != null;
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
-                    + impl.origin() + (impl.framework().version() == null ? "" : ", at its profile's default version")
+                    + impl.origin() + (versioned ? ", at its profile's default version" : "")
                     + " (set training.framework, or --framework with --log, to choose another"
-                    + (impl.framework().version() == null ? "" : "; training.framework_version or --framework-version, its version")
-                    + ")");
+                    + (versioned ? "; training.framework_version or --framework-version, its version" : "") + ")");
+        }
         // the shipped rules, still being built on another core (Main.run), are waited for once the run is fitted
         TrainAdvisor advisor = rl.shippedOnly() ? TrainAdvisor.withRulesWhenNeeded(dev.trainadvisor.engine.RuleEngine::builtIn)
                 : new TrainAdvisor(rl.engine());

@@ -143,8 +143,9 @@ class RunnableJarTest {
      * both compilers past 32 MiB of it (the launcher's comment has the timings), however the log is named: --log
      * (a file or a folder of one log per rank, as --log X or --log=X), parse's files, a run file's log: (YAML, relative
      * to the run file, quoted and commented; JSON); search and validate on the client compiler, validate --leave-out
-     * with both; batch of a folder of at most 3,000 entries and 32 MiB on the client compiler, a larger one with both. The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first
-     * line of output); the large logs are files of zeros, which the commands then refuse.
+     * with both; batch of a folder of at most 3,000 entries and 32 MiB on the client compiler, a larger one with both.
+     * The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first line of
+     * output); the large logs are files of zeros, which the commands then refuse.
      */
     @Test
     void theLauncherKeepsBothCompilersForLargeInputsAndTheRefits() throws Exception {
