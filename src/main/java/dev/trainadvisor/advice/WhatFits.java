@@ -48,6 +48,22 @@ final class WhatFits {
     record Key(Cluster cluster, dev.trainadvisor.spec.Model model, dev.trainadvisor.spec.Parallel parallel,
                dev.trainadvisor.spec.Training training) {
         static Key of(Cluster cluster, RunMetrics run) { return new Key(cluster, run.model(), run.parallel(), run.training()); }
+
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Key k && java.util.Objects.equals(cluster, k.cluster)
+                    && java.util.Objects.equals(model, k.model) && java.util.Objects.equals(parallel, k.parallel)
+                    && java.util.Objects.equals(training, k.training);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = java.util.Objects.hashCode(cluster);
+            h = 31 * h + java.util.Objects.hashCode(model);
+            h = 31 * h + java.util.Objects.hashCode(parallel);
+            return 31 * h + java.util.Objects.hashCode(training);
+        }
     }
 
     /**

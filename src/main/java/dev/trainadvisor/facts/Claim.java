@@ -7,4 +7,17 @@ package dev.trainadvisor.facts;
  *
  * @param phase a phase name of the step's breakdown (perf.Phase constants, or a collective's key)
  */
-public record Claim(String phase, double seconds) {}
+public record Claim(String phase, double seconds) {
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Claim c && Double.compare(seconds, c.seconds) == 0
+                && java.util.Objects.equals(phase, c.phase);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(phase);
+        return 31 * h + Double.hashCode(seconds);
+    }
+}

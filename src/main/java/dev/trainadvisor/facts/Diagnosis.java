@@ -64,4 +64,31 @@ public record Diagnosis(String id, String title, Severity severity, double impac
         for (Claim c : claims) if (c.phase().equals(phase)) s += c.seconds();
         return s;
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Diagnosis d && Double.compare(impactFraction, d.impactFraction) == 0
+                && fault == d.fault && Double.compare(probability, d.probability) == 0
+                && java.util.Objects.equals(id, d.id) && java.util.Objects.equals(title, d.title)
+                && java.util.Objects.equals(severity, d.severity)
+                && java.util.Objects.equals(explanation, d.explanation)
+                && java.util.Objects.equals(evidence, d.evidence) && java.util.Objects.equals(rule, d.rule)
+                && java.util.Objects.equals(claims, d.claims) && java.util.Objects.equals(confirm, d.confirm);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(id);
+        h = 31 * h + java.util.Objects.hashCode(title);
+        h = 31 * h + java.util.Objects.hashCode(severity);
+        h = 31 * h + Double.hashCode(impactFraction);
+        h = 31 * h + java.util.Objects.hashCode(explanation);
+        h = 31 * h + java.util.Objects.hashCode(evidence);
+        h = 31 * h + java.util.Objects.hashCode(rule);
+        h = 31 * h + java.util.Objects.hashCode(claims);
+        h = 31 * h + Boolean.hashCode(fault);
+        h = 31 * h + java.util.Objects.hashCode(confirm);
+        return 31 * h + Double.hashCode(probability);
+    }
 }

@@ -19,4 +19,20 @@ public record Grant(List<Claim> claims, double seconds, double fraction, boolean
         for (Claim c : claims) if (c.phase().equals(phase)) s += c.seconds();
         return s;
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Grant g && Double.compare(seconds, g.seconds) == 0
+                && Double.compare(fraction, g.fraction) == 0 && material == g.material
+                && java.util.Objects.equals(claims, g.claims);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(claims);
+        h = 31 * h + Double.hashCode(seconds);
+        h = 31 * h + Double.hashCode(fraction);
+        return 31 * h + Boolean.hashCode(material);
+    }
 }

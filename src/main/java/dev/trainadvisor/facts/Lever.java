@@ -11,4 +11,17 @@ import dev.trainadvisor.spec.RunChange;
  *
  * @param change the run-file fields it sets
  */
-public record Lever(Saving.Kind kind, RunChange change) {}
+public record Lever(Saving.Kind kind, RunChange change) {
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Lever l && java.util.Objects.equals(kind, l.kind)
+                && java.util.Objects.equals(change, l.change);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(kind);
+        return 31 * h + java.util.Objects.hashCode(change);
+    }
+}

@@ -31,4 +31,26 @@ public record RemedyProposal(String id, String action, RunChange change, boolean
 
     /** Whether it is priced by the wall time the history says it wins back, not by the step model. */
     public boolean byHistory() { return !Double.isNaN(wallShare); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof RemedyProposal r && sameMath == r.sameMath
+                && Double.compare(wallShare, r.wallShare) == 0 && java.util.Objects.equals(id, r.id)
+                && java.util.Objects.equals(action, r.action) && java.util.Objects.equals(change, r.change)
+                && java.util.Objects.equals(addresses, r.addresses) && java.util.Objects.equals(reason, r.reason)
+                && java.util.Objects.equals(rule, r.rule);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(id);
+        h = 31 * h + java.util.Objects.hashCode(action);
+        h = 31 * h + java.util.Objects.hashCode(change);
+        h = 31 * h + Boolean.hashCode(sameMath);
+        h = 31 * h + java.util.Objects.hashCode(addresses);
+        h = 31 * h + java.util.Objects.hashCode(reason);
+        h = 31 * h + java.util.Objects.hashCode(rule);
+        return 31 * h + Double.hashCode(wallShare);
+    }
 }

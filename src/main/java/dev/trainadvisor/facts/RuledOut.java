@@ -24,4 +24,23 @@ public record RuledOut(String id, String title, String rule, double seconds, dou
     static String share(double f) {
         return f < 0.1 ? String.format(java.util.Locale.ROOT, "%.1f%%", f * 100).replace(".0%", "%") : Fmt.pct(f);
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof RuledOut r && Double.compare(seconds, r.seconds) == 0
+                && Double.compare(fraction, r.fraction) == 0 && Double.compare(threshold, r.threshold) == 0
+                && java.util.Objects.equals(id, r.id) && java.util.Objects.equals(title, r.title)
+                && java.util.Objects.equals(rule, r.rule);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(id);
+        h = 31 * h + java.util.Objects.hashCode(title);
+        h = 31 * h + java.util.Objects.hashCode(rule);
+        h = 31 * h + Double.hashCode(seconds);
+        h = 31 * h + Double.hashCode(fraction);
+        return 31 * h + Double.hashCode(threshold);
+    }
 }

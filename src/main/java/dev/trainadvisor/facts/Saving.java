@@ -69,4 +69,19 @@ public record Saving(Kind kind, double seconds, List<Claim> byPhase, boolean fit
         for (Claim c : byPhase) if (c.phase().equals(phase)) s += c.seconds();
         return s;
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Saving s && Double.compare(seconds, s.seconds) == 0 && fits == s.fits
+                && java.util.Objects.equals(kind, s.kind) && java.util.Objects.equals(byPhase, s.byPhase);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(kind);
+        h = 31 * h + Double.hashCode(seconds);
+        h = 31 * h + java.util.Objects.hashCode(byPhase);
+        return 31 * h + Boolean.hashCode(fits);
+    }
 }

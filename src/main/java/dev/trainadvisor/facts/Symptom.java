@@ -21,4 +21,18 @@ public record Symptom(Kind kind, double observedOverPredicted) {
         private final String key = name().toLowerCase(Locale.ROOT).replace('_', '-');
         public String key() { return key; }
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Symptom s
+                && Double.compare(observedOverPredicted, s.observedOverPredicted) == 0
+                && java.util.Objects.equals(kind, s.kind);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(kind);
+        return 31 * h + Double.hashCode(observedOverPredicted);
+    }
 }

@@ -75,7 +75,23 @@ public final class StepModel {
     }
 
     /** A layout as {@link Pieces} depend on it; records of value-equal records. */
-    record PiecesKey(Model m, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu) {}
+    record PiecesKey(Model m, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu) {
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof PiecesKey k && java.util.Objects.equals(m, k.m)
+                    && java.util.Objects.equals(p, k.p) && java.util.Objects.equals(t, k.t)
+                    && java.util.Objects.equals(gpu, k.gpu);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = java.util.Objects.hashCode(m);
+            h = 31 * h + java.util.Objects.hashCode(p);
+            h = 31 * h + java.util.Objects.hashCode(t);
+            return 31 * h + java.util.Objects.hashCode(gpu);
+        }
+    }
 
     /** Layouts whose pieces are kept: more than a fleet of a few hundred layouts has, a few MB in all. */
     static final int LAYOUT_ENTRIES = 2048;

@@ -125,4 +125,34 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         if (offload.ratio() != 1.0) b.append(' ').append(Math.round(offload.ratio() * 100)).append('%');
         return b.toString();
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Layout l && tp == l.tp && pp == l.pp && virtualStages == l.virtualStages
+                && cp == l.cp && dp == l.dp && ep == l.ep && etp == l.etp && sequenceParallel == l.sequenceParallel
+                && zeroStage == l.zeroStage && microBatchSize == l.microBatchSize && microBatches == l.microBatches
+                && Double.compare(recomputeFraction, l.recomputeFraction) == 0
+                && java.util.Objects.equals(recompute, l.recompute)
+                && java.util.Objects.equals(precision, l.precision) && java.util.Objects.equals(offload, l.offload);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = tp;
+        h = 31 * h + pp;
+        h = 31 * h + virtualStages;
+        h = 31 * h + cp;
+        h = 31 * h + dp;
+        h = 31 * h + ep;
+        h = 31 * h + etp;
+        h = 31 * h + Boolean.hashCode(sequenceParallel);
+        h = 31 * h + zeroStage;
+        h = 31 * h + microBatchSize;
+        h = 31 * h + microBatches;
+        h = 31 * h + java.util.Objects.hashCode(recompute);
+        h = 31 * h + Double.hashCode(recomputeFraction);
+        h = 31 * h + java.util.Objects.hashCode(precision);
+        return 31 * h + java.util.Objects.hashCode(offload);
+    }
 }

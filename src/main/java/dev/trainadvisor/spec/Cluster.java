@@ -45,4 +45,25 @@ public record Cluster(String name, Gpu gpu, int nodes, int gpusPerNode, IntraNod
     public Cluster withHost(Host h) {
         return new Cluster(name, gpu, nodes, gpusPerNode, intraNode, interNode, nvlinkDomain, h);
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Cluster c && nodes == c.nodes && gpusPerNode == c.gpusPerNode
+                && nvlinkDomain == c.nvlinkDomain && java.util.Objects.equals(name, c.name)
+                && java.util.Objects.equals(gpu, c.gpu) && java.util.Objects.equals(intraNode, c.intraNode)
+                && java.util.Objects.equals(interNode, c.interNode) && java.util.Objects.equals(host, c.host);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(name);
+        h = 31 * h + java.util.Objects.hashCode(gpu);
+        h = 31 * h + nodes;
+        h = 31 * h + gpusPerNode;
+        h = 31 * h + java.util.Objects.hashCode(intraNode);
+        h = 31 * h + java.util.Objects.hashCode(interNode);
+        h = 31 * h + nvlinkDomain;
+        return 31 * h + java.util.Objects.hashCode(host);
+    }
 }

@@ -137,10 +137,39 @@ public record Framework(String key, String name, String version, String versionD
      */
     public record Fact<T>(T value, String source, String flag, String toMeasure) {
         public Fact(T value, String source) { this(value, source, null, null); }
+
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Fact<?> f && java.util.Objects.equals(value, f.value)
+                    && java.util.Objects.equals(source, f.source) && java.util.Objects.equals(flag, f.flag)
+                    && java.util.Objects.equals(toMeasure, f.toMeasure);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = java.util.Objects.hashCode(value);
+            h = 31 * h + java.util.Objects.hashCode(source);
+            h = 31 * h + java.util.Objects.hashCode(flag);
+            return 31 * h + java.util.Objects.hashCode(toMeasure);
+        }
     }
 
     /** One ZeRO stage: the gradient reduction, and the parameter collective (null for plain data parallelism). */
-    public record Stage(Sync gradients, Sync parameters) {}
+    public record Stage(Sync gradients, Sync parameters) {
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Stage s && java.util.Objects.equals(gradients, s.gradients)
+                    && java.util.Objects.equals(parameters, s.parameters);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = java.util.Objects.hashCode(gradients);
+            return 31 * h + java.util.Objects.hashCode(parameters);
+        }
+    }
 
     /**
      * A data-parallel collective as the framework issues it.
@@ -175,6 +204,31 @@ public record Framework(String key, String name, String version, String versionD
 
         /** The switch that turns its overlap on or off, as the framework spells it; null where it has none. */
         public String overlapFlag() { return overlap.flag() != null ? overlap.flag() : overlapWhenOn == null ? null : overlapWhenOn.flag(); }
+
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Sync s && java.util.Objects.equals(collective, s.collective)
+                    && java.util.Objects.equals(dtype, s.dtype)
+                    && java.util.Objects.equals(everyMicroBatch, s.everyMicroBatch)
+                    && java.util.Objects.equals(overlap, s.overlap)
+                    && java.util.Objects.equals(overlapWhenOn, s.overlapWhenOn)
+                    && java.util.Objects.equals(calls, s.calls)
+                    && java.util.Objects.equals(overlappedCalls, s.overlappedCalls)
+                    && java.util.Objects.equals(backwardGather, s.backwardGather);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = java.util.Objects.hashCode(collective);
+            h = 31 * h + java.util.Objects.hashCode(dtype);
+            h = 31 * h + java.util.Objects.hashCode(everyMicroBatch);
+            h = 31 * h + java.util.Objects.hashCode(overlap);
+            h = 31 * h + java.util.Objects.hashCode(overlapWhenOn);
+            h = 31 * h + java.util.Objects.hashCode(calls);
+            h = 31 * h + java.util.Objects.hashCode(overlappedCalls);
+            return 31 * h + java.util.Objects.hashCode(backwardGather);
+        }
     }
 
     /** The collective a data-parallel sync issues. */
@@ -237,5 +291,73 @@ public record Framework(String key, String name, String version, String versionD
             if (!Double.isNaN(elements)) return elements * bytesPerElement / 1e6;
             return Math.max(paramsFloor, paramsPerDp * dp) * bytesPerElement / 1e6;
         }
+
+        /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Bucket b && Double.compare(elements, b.elements) == 0
+                    && Double.compare(mb, b.mb) == 0 && Double.compare(paramsFloor, b.paramsFloor) == 0
+                    && Double.compare(paramsPerDp, b.paramsPerDp) == 0;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = Double.hashCode(elements);
+            h = 31 * h + Double.hashCode(mb);
+            h = 31 * h + Double.hashCode(paramsFloor);
+            return 31 * h + Double.hashCode(paramsPerDp);
+        }
+    }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Framework f && java.util.Objects.equals(key, f.key)
+                && java.util.Objects.equals(name, f.name) && java.util.Objects.equals(version, f.version)
+                && java.util.Objects.equals(versionDescription, f.versionDescription)
+                && java.util.Objects.equals(code, f.code) && java.util.Objects.equals(zero, f.zero)
+                && java.util.Objects.equals(bucket, f.bucket)
+                && java.util.Objects.equals(bf16GradientFlag, f.bf16GradientFlag)
+                && java.util.Objects.equals(attentionKernel, f.attentionKernel)
+                && java.util.Objects.equals(attentionByArchitecture, f.attentionByArchitecture)
+                && java.util.Objects.equals(elementwiseKernels, f.elementwiseKernels)
+                && java.util.Objects.equals(hostSecondsPerStep, f.hostSecondsPerStep)
+                && java.util.Objects.equals(flopsConvention, f.flopsConvention)
+                && java.util.Objects.equals(logFormats, f.logFormats)
+                && java.util.Objects.equals(tflopsConventions, f.tflopsConventions)
+                && java.util.Objects.equals(offload, f.offload) && java.util.Objects.equals(amp, f.amp)
+                && java.util.Objects.equals(layerLaunches, f.layerLaunches)
+                && java.util.Objects.equals(compiledAttentionSlowdown, f.compiledAttentionSlowdown)
+                && java.util.Objects.equals(attentionKernelWithoutFlash, f.attentionKernelWithoutFlash)
+                && java.util.Objects.equals(hostLaunches, f.hostLaunches)
+                && java.util.Objects.equals(elementwiseTraffic, f.elementwiseTraffic)
+                && java.util.Objects.equals(crossEntropyBytes, f.crossEntropyBytes);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(key);
+        h = 31 * h + java.util.Objects.hashCode(name);
+        h = 31 * h + java.util.Objects.hashCode(version);
+        h = 31 * h + java.util.Objects.hashCode(versionDescription);
+        h = 31 * h + java.util.Objects.hashCode(code);
+        h = 31 * h + java.util.Objects.hashCode(zero);
+        h = 31 * h + java.util.Objects.hashCode(bucket);
+        h = 31 * h + java.util.Objects.hashCode(bf16GradientFlag);
+        h = 31 * h + java.util.Objects.hashCode(attentionKernel);
+        h = 31 * h + java.util.Objects.hashCode(attentionByArchitecture);
+        h = 31 * h + java.util.Objects.hashCode(elementwiseKernels);
+        h = 31 * h + java.util.Objects.hashCode(hostSecondsPerStep);
+        h = 31 * h + java.util.Objects.hashCode(flopsConvention);
+        h = 31 * h + java.util.Objects.hashCode(logFormats);
+        h = 31 * h + java.util.Objects.hashCode(tflopsConventions);
+        h = 31 * h + java.util.Objects.hashCode(offload);
+        h = 31 * h + java.util.Objects.hashCode(amp);
+        h = 31 * h + java.util.Objects.hashCode(layerLaunches);
+        h = 31 * h + java.util.Objects.hashCode(compiledAttentionSlowdown);
+        h = 31 * h + java.util.Objects.hashCode(attentionKernelWithoutFlash);
+        h = 31 * h + java.util.Objects.hashCode(hostLaunches);
+        h = 31 * h + java.util.Objects.hashCode(elementwiseTraffic);
+        return 31 * h + java.util.Objects.hashCode(crossEntropyBytes);
     }
 }

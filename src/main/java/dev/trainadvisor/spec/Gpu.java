@@ -52,4 +52,32 @@ public record Gpu(String key, Map<Precision, Double> peakTflops, double hbmGb, d
             default -> 0;
         };
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Gpu g && Double.compare(hbmGb, g.hbmGb) == 0
+                && Double.compare(hbmGbps, g.hbmGbps) == 0 && Double.compare(mamfTflopsBf16, g.mamfTflopsBf16) == 0
+                && Double.compare(attentionFraction, g.attentionFraction) == 0 && sms == g.sms
+                && hostPcieGen == g.hostPcieGen && pcieP2p == g.pcieP2p && java.util.Objects.equals(key, g.key)
+                && java.util.Objects.equals(peakTflops, g.peakTflops)
+                && java.util.Objects.equals(architecture, g.architecture)
+                && java.util.Objects.equals(nvlinkLink, g.nvlinkLink) && java.util.Objects.equals(source, g.source);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(key);
+        h = 31 * h + java.util.Objects.hashCode(peakTflops);
+        h = 31 * h + Double.hashCode(hbmGb);
+        h = 31 * h + Double.hashCode(hbmGbps);
+        h = 31 * h + Double.hashCode(mamfTflopsBf16);
+        h = 31 * h + Double.hashCode(attentionFraction);
+        h = 31 * h + sms;
+        h = 31 * h + java.util.Objects.hashCode(architecture);
+        h = 31 * h + java.util.Objects.hashCode(nvlinkLink);
+        h = 31 * h + java.util.Objects.hashCode(source);
+        h = 31 * h + hostPcieGen;
+        return 31 * h + Boolean.hashCode(pcieP2p);
+    }
 }

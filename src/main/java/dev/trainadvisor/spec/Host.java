@@ -23,4 +23,23 @@ public record Host(String key, int cores, double memoryBandwidthGbps, double mem
 
     /** The same host with {@code gb} of memory. */
     public Host withMemoryGb(double gb) { return new Host(key, cores, memoryBandwidthGbps, gb, source, assumed); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Host h && cores == h.cores
+                && Double.compare(memoryBandwidthGbps, h.memoryBandwidthGbps) == 0
+                && Double.compare(memoryGb, h.memoryGb) == 0 && assumed == h.assumed
+                && java.util.Objects.equals(key, h.key) && java.util.Objects.equals(source, h.source);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(key);
+        h = 31 * h + cores;
+        h = 31 * h + Double.hashCode(memoryBandwidthGbps);
+        h = 31 * h + Double.hashCode(memoryGb);
+        h = 31 * h + java.util.Objects.hashCode(source);
+        return 31 * h + Boolean.hashCode(assumed);
+    }
 }

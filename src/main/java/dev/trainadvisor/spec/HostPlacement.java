@@ -34,4 +34,27 @@ public record HostPlacement(int sockets, String gpuPath, Transport transport, do
     public static boolean p2pByDefault(String path) {
         return path == null || path.equals("NV") || path.equals("PIX") || path.equals("PXB");
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof HostPlacement p && sockets == p.sockets
+                && Double.compare(interference, p.interference) == 0 && socketsGiven == p.socketsGiven
+                && transportGiven == p.transportGiven && Double.compare(busbwGbps, p.busbwGbps) == 0
+                && Double.compare(oneWayGain, p.oneWayGain) == 0 && java.util.Objects.equals(gpuPath, p.gpuPath)
+                && java.util.Objects.equals(transport, p.transport) && java.util.Objects.equals(origin, p.origin);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = sockets;
+        h = 31 * h + java.util.Objects.hashCode(gpuPath);
+        h = 31 * h + java.util.Objects.hashCode(transport);
+        h = 31 * h + Double.hashCode(interference);
+        h = 31 * h + java.util.Objects.hashCode(origin);
+        h = 31 * h + Boolean.hashCode(socketsGiven);
+        h = 31 * h + Boolean.hashCode(transportGiven);
+        h = 31 * h + Double.hashCode(busbwGbps);
+        return 31 * h + Double.hashCode(oneWayGain);
+    }
 }

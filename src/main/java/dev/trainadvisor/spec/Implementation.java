@@ -23,4 +23,17 @@ public record Implementation(Framework framework, String origin) {
 
     /** Whether nothing named it and the default was taken. */
     public boolean defaulted() { return DEFAULT_ORIGIN.equals(origin); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Implementation i && java.util.Objects.equals(framework, i.framework)
+                && java.util.Objects.equals(origin, i.origin);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(framework);
+        return 31 * h + java.util.Objects.hashCode(origin);
+    }
 }

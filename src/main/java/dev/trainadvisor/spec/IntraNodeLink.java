@@ -44,4 +44,28 @@ public record IntraNodeLink(String key, LinkKind kind, double unidirectionalGbps
 
     /** A two-rank broadcast's or reduce's bus bandwidth over the all-reduce's on this link's transport. */
     public double oneWayGain() { return host == null ? 1 : host.oneWayGain(); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof IntraNodeLink l
+                && Double.compare(unidirectionalGbps, l.unidirectionalGbps) == 0
+                && Double.compare(busbwGbps, l.busbwGbps) == 0 && Double.compare(alphaUs, l.alphaUs) == 0
+                && busbwMeasured == l.busbwMeasured && Double.compare(nvlsGain, l.nvlsGain) == 0
+                && java.util.Objects.equals(key, l.key) && java.util.Objects.equals(kind, l.kind)
+                && java.util.Objects.equals(source, l.source) && java.util.Objects.equals(host, l.host);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(key);
+        h = 31 * h + java.util.Objects.hashCode(kind);
+        h = 31 * h + Double.hashCode(unidirectionalGbps);
+        h = 31 * h + Double.hashCode(busbwGbps);
+        h = 31 * h + Double.hashCode(alphaUs);
+        h = 31 * h + Boolean.hashCode(busbwMeasured);
+        h = 31 * h + java.util.Objects.hashCode(source);
+        h = 31 * h + java.util.Objects.hashCode(host);
+        return 31 * h + Double.hashCode(nvlsGain);
+    }
 }

@@ -39,4 +39,37 @@ public record Measurements(double tflopsPerGpu, String tflopsConvention, double 
     }
 
     public boolean isEmpty() { return equals(NONE); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Measurements m && Double.compare(tflopsPerGpu, m.tflopsPerGpu) == 0
+                && Double.compare(tokensPerGpuPerS, m.tokensPerGpuPerS) == 0
+                && Double.compare(stepTimeS, m.stepTimeS) == 0 && Double.compare(fwdBwdTimeS, m.fwdBwdTimeS) == 0
+                && Double.compare(forwardTimeS, m.forwardTimeS) == 0
+                && Double.compare(backwardTimeS, m.backwardTimeS) == 0
+                && Double.compare(optimizerTimeS, m.optimizerTimeS) == 0 && Double.compare(mfu, m.mfu) == 0
+                && Double.compare(peakMemoryGb, m.peakMemoryGb) == 0 && Double.compare(steps, m.steps) == 0
+                && Double.compare(skippedSteps, m.skippedSteps) == 0 && Double.compare(lossScale, m.lossScale) == 0
+                && java.util.Objects.equals(tflopsConvention, m.tflopsConvention)
+                && java.util.Objects.equals(history, m.history);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Double.hashCode(tflopsPerGpu);
+        h = 31 * h + java.util.Objects.hashCode(tflopsConvention);
+        h = 31 * h + Double.hashCode(tokensPerGpuPerS);
+        h = 31 * h + Double.hashCode(stepTimeS);
+        h = 31 * h + Double.hashCode(fwdBwdTimeS);
+        h = 31 * h + Double.hashCode(forwardTimeS);
+        h = 31 * h + Double.hashCode(backwardTimeS);
+        h = 31 * h + Double.hashCode(optimizerTimeS);
+        h = 31 * h + Double.hashCode(mfu);
+        h = 31 * h + Double.hashCode(peakMemoryGb);
+        h = 31 * h + Double.hashCode(steps);
+        h = 31 * h + Double.hashCode(skippedSteps);
+        h = 31 * h + Double.hashCode(lossScale);
+        return 31 * h + java.util.Objects.hashCode(history);
+    }
 }

@@ -66,4 +66,35 @@ public record Model(String name, int layers, int hidden, int heads, int kvHeads,
     public int moeLayers() {
         return moe == null ? 0 : moe.moeLayers(layers);
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Model m && layers == m.layers && hidden == m.hidden && heads == m.heads
+                && kvHeads == m.kvHeads && ffnHidden == m.ffnHidden && vocab == m.vocab && gatedMlp == m.gatedMlp
+                && tiedEmbeddings == m.tiedEmbeddings && qkvBias == m.qkvBias
+                && Double.compare(mlpRatio, m.mlpRatio) == 0 && headDim == m.headDim
+                && java.util.Objects.equals(name, m.name) && java.util.Objects.equals(moe, m.moe)
+                && java.util.Objects.equals(norm, m.norm)
+                && java.util.Objects.equals(positionEmbedding, m.positionEmbedding);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(name);
+        h = 31 * h + layers;
+        h = 31 * h + hidden;
+        h = 31 * h + heads;
+        h = 31 * h + kvHeads;
+        h = 31 * h + ffnHidden;
+        h = 31 * h + vocab;
+        h = 31 * h + Boolean.hashCode(gatedMlp);
+        h = 31 * h + Boolean.hashCode(tiedEmbeddings);
+        h = 31 * h + Boolean.hashCode(qkvBias);
+        h = 31 * h + java.util.Objects.hashCode(moe);
+        h = 31 * h + Double.hashCode(mlpRatio);
+        h = 31 * h + java.util.Objects.hashCode(norm);
+        h = 31 * h + java.util.Objects.hashCode(positionEmbedding);
+        return 31 * h + headDim;
+    }
 }

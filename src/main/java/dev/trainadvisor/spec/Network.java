@@ -22,4 +22,25 @@ public record Network(String key, double lineRateGbitS, double efficiency, doubl
         if (!Double.isNaN(busbwGbps)) return busbwGbps;
         return nicsPerNode * lineRateGbitS / 8.0 * efficiency;
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Network n && Double.compare(lineRateGbitS, n.lineRateGbitS) == 0
+                && Double.compare(efficiency, n.efficiency) == 0 && Double.compare(alphaUs, n.alphaUs) == 0
+                && nicsPerNode == n.nicsPerNode && Double.compare(busbwGbps, n.busbwGbps) == 0 && sharp == n.sharp
+                && java.util.Objects.equals(key, n.key) && java.util.Objects.equals(source, n.source);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(key);
+        h = 31 * h + Double.hashCode(lineRateGbitS);
+        h = 31 * h + Double.hashCode(efficiency);
+        h = 31 * h + Double.hashCode(alphaUs);
+        h = 31 * h + nicsPerNode;
+        h = 31 * h + Double.hashCode(busbwGbps);
+        h = 31 * h + java.util.Objects.hashCode(source);
+        return 31 * h + Boolean.hashCode(sharp);
+    }
 }

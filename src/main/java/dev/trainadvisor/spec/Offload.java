@@ -60,4 +60,33 @@ public record Offload(Tier optimizer, Tier masterWeights, Tier gradients, Tier p
 
     /** The share of the optimizer's parameters that the host updates: {@code ratio} when the optimizer is offloaded. */
     public double hostOptimizerShare() { return optimizer == Tier.NONE ? 0 : ratio; }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Offload f && Double.compare(ratio, f.ratio) == 0
+                && java.util.Objects.equals(optimizer, f.optimizer)
+                && java.util.Objects.equals(masterWeights, f.masterWeights)
+                && java.util.Objects.equals(gradients, f.gradients)
+                && java.util.Objects.equals(parameters, f.parameters)
+                && java.util.Objects.equals(activations, f.activations)
+                && java.util.Objects.equals(nvmePath, f.nvmePath)
+                && java.util.Objects.equals(hostOptimizer, f.hostOptimizer)
+                && java.util.Objects.equals(hostThreads, f.hostThreads)
+                && java.util.Objects.equals(bindCores, f.bindCores);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(optimizer);
+        h = 31 * h + java.util.Objects.hashCode(masterWeights);
+        h = 31 * h + java.util.Objects.hashCode(gradients);
+        h = 31 * h + java.util.Objects.hashCode(parameters);
+        h = 31 * h + java.util.Objects.hashCode(activations);
+        h = 31 * h + Double.hashCode(ratio);
+        h = 31 * h + java.util.Objects.hashCode(nvmePath);
+        h = 31 * h + java.util.Objects.hashCode(hostOptimizer);
+        h = 31 * h + java.util.Objects.hashCode(hostThreads);
+        return 31 * h + java.util.Objects.hashCode(bindCores);
+    }
 }

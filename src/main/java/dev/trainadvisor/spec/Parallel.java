@@ -68,4 +68,38 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
 
     /** Replicas of each expert that split its tokens: the folded group's ranks over {@code ep x etp}. */
     public int expertDataParallel() { return tp * cp * dp / (ep * etp); }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Parallel p && tp == p.tp && pp == p.pp && dp == p.dp && cp == p.cp
+                && ep == p.ep && sequenceParallel == p.sequenceParallel && zeroStage == p.zeroStage
+                && zeroGroupSize == p.zeroGroupSize && virtualStages == p.virtualStages
+                && overlapGradReduce == p.overlapGradReduce && overlapParamGather == p.overlapParamGather
+                && overlapTpComm == p.overlapTpComm && etp == p.etp && Double.compare(bucketMb, p.bucketMb) == 0
+                && moeA2aOverlap == p.moeA2aOverlap
+                && java.util.Objects.equals(gradReduceEveryMicroBatch, p.gradReduceEveryMicroBatch)
+                && java.util.Objects.equals(moeDispatcher, p.moeDispatcher);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = tp;
+        h = 31 * h + pp;
+        h = 31 * h + dp;
+        h = 31 * h + cp;
+        h = 31 * h + ep;
+        h = 31 * h + Boolean.hashCode(sequenceParallel);
+        h = 31 * h + zeroStage;
+        h = 31 * h + zeroGroupSize;
+        h = 31 * h + virtualStages;
+        h = 31 * h + Boolean.hashCode(overlapGradReduce);
+        h = 31 * h + Boolean.hashCode(overlapParamGather);
+        h = 31 * h + Boolean.hashCode(overlapTpComm);
+        h = 31 * h + etp;
+        h = 31 * h + Double.hashCode(bucketMb);
+        h = 31 * h + java.util.Objects.hashCode(gradReduceEveryMicroBatch);
+        h = 31 * h + java.util.Objects.hashCode(moeDispatcher);
+        return 31 * h + Boolean.hashCode(moeA2aOverlap);
+    }
 }

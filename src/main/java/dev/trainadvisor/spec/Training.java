@@ -103,4 +103,40 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
                 recomputeFraction, attentionKernel, elementwiseKernels, graphs, fp8Recipe, implementation, offload, optimizerKernel);
     }
+
+    /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Training t && seqLen == t.seqLen && microBatchSize == t.microBatchSize
+                && microBatches == t.microBatches && flashAttention == t.flashAttention
+                && Double.compare(recomputeFraction, t.recomputeFraction) == 0 && cudaGraphs == t.cudaGraphs
+                && java.util.Objects.equals(recompute, t.recompute)
+                && java.util.Objects.equals(precision, t.precision)
+                && java.util.Objects.equals(gradReducePrecision, t.gradReducePrecision)
+                && java.util.Objects.equals(attentionKernel, t.attentionKernel)
+                && java.util.Objects.equals(elementwiseKernels, t.elementwiseKernels)
+                && java.util.Objects.equals(fp8Recipe, t.fp8Recipe)
+                && java.util.Objects.equals(implementation, t.implementation)
+                && java.util.Objects.equals(offload, t.offload)
+                && java.util.Objects.equals(optimizerKernel, t.optimizerKernel);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = seqLen;
+        h = 31 * h + microBatchSize;
+        h = 31 * h + microBatches;
+        h = 31 * h + java.util.Objects.hashCode(recompute);
+        h = 31 * h + java.util.Objects.hashCode(precision);
+        h = 31 * h + java.util.Objects.hashCode(gradReducePrecision);
+        h = 31 * h + Boolean.hashCode(flashAttention);
+        h = 31 * h + Double.hashCode(recomputeFraction);
+        h = 31 * h + java.util.Objects.hashCode(attentionKernel);
+        h = 31 * h + java.util.Objects.hashCode(elementwiseKernels);
+        h = 31 * h + Boolean.hashCode(cudaGraphs);
+        h = 31 * h + java.util.Objects.hashCode(fp8Recipe);
+        h = 31 * h + java.util.Objects.hashCode(implementation);
+        h = 31 * h + java.util.Objects.hashCode(offload);
+        return 31 * h + java.util.Objects.hashCode(optimizerKernel);
+    }
 }
