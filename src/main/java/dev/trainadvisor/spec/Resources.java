@@ -36,6 +36,9 @@ public final class Resources {
         return Home.HOME.exists(name) || Resources.class.getClassLoader().getResource(name) != null;
     }
 
+    /** The index of the data files in the runnable jar, one path a line (src/build/DataIndex.java writes it). */
+    static final String DATA_INDEX = "META-INF/train-advisor/data-files.txt";
+
     /** The jar or folder this class was loaded from, opened once; NONE where it is neither (an unusual loader). */
     private record Home(JarFile jar, Path folder) {
         static final Home NONE = new Home(null, null);
@@ -70,6 +73,25 @@ public final class Resources {
             return null;
         }
 
+        /**
+         * The data files of {@code jarUrl} from the index the build wrote into it (src/build/DataIndex.java), when it is
+         * this jar and has one; else null, and the jar's directory is read: a cold advise walked the 10,000 entries of
+         * the runnable jar for 3% of its CPU (JFR, bench/coldstart.sh).
+         */
+        List<String> index(URL jarUrl) {
+            if (jar == null) return null;
+            try {
+                if (!Path.of(jarUrl.toURI()).equals(Path.of(jar.getName()))) return null;
+                JarEntry e = jar.getJarEntry(DATA_INDEX);
+                if (e == null) return null;
+                try (InputStream in = jar.getInputStream(e)) {
+                    return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+                }
+            } catch (IOException | URISyntaxException | RuntimeException e) {
+                return null;
+            }
+        }
+
         boolean exists(String name) {
             if (jar != null) return jar.getJarEntry(name) != null;
             return folder != null && Files.isRegularFile(folder.resolve(name));
@@ -88,6 +110,11 @@ public final class Resources {
         String jarUrl = c.getJarFileURL().toString();
         List<String> names = JAR_RESOURCES.get(jarUrl);
         if (names != null) return names;
+        names = Home.HOME.index(c.getJarFileURL());
+        if (names != null) {
+            JAR_RESOURCES.putIfAbsent(jarUrl, names);
+            return names;
+        }
         c.setUseCaches(false);
         List<String> read = new ArrayList<>();
         try (JarFile jar = c.getJarFile()) {

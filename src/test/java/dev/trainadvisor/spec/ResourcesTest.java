@@ -36,6 +36,25 @@ class ResourcesTest {
         }
     }
 
+    /**
+     * The build's index of the data files (src/build/DataIndex.java, from which the runnable jar's folders are listed)
+     * names every file under knowledge-base/, model/ and rules/ of the classes folder, and nothing else.
+     */
+    @Test
+    void theBuildsIndexListsEveryDataFile() throws IOException {
+        java.nio.file.Path classes = java.nio.file.Path.of("target/classes");
+        List<String> index = java.nio.file.Files.readAllLines(classes.resolve(Resources.DATA_INDEX));
+        List<String> walked = new ArrayList<>();
+        for (String top : List.of("knowledge-base", "model", "rules"))
+            try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(classes.resolve(top))) {
+                s.filter(java.nio.file.Files::isRegularFile).forEach(p -> walked.add(classes.relativize(p).toString().replace('\\', '/')));
+            }
+        walked.sort(null);
+        assertTrue(walked.size() > 40, "data files: " + walked.size());
+        assertEquals(walked, index);
+        assertTrue(index.contains("rules/faults.drl") && index.contains("knowledge-base/frameworks/megatron-lm.json"), "" + index);
+    }
+
     @Test
     void aMissingFileIsNamed() {
         assertFalse(Resources.exists("knowledge-base/no-such-file.json"));
