@@ -53,7 +53,13 @@ public final class RuleEngine {
     private final KieBase kieBase;
     /** This thread's session of the shipped rules, reset after each run. */
     private final ThreadLocal<KieSession> sessions = ThreadLocal.withInitial(() -> kieBase().newKieSession());
-    private final List<RuleInfo> rules;
+    /**
+     * Every rule with its metadata, sorted by where it is declared. The shipped rules' are worked out when first asked
+     * for (the catalog), not at every start: reading them means reading the 107 KB of DRL for each rule's file and line,
+     * 3% of a cold advise's CPU on the rule base's thread (JFR, bench/coldstart.sh), which the advice never reads; their
+     * metadata is held by RuleMetadataTest. A user's rules are described, and their metadata checked, when they load.
+     */
+    private final java.util.function.Supplier<List<RuleInfo>> rules;
     /** The files of a user's rules folder ({@link #withFolder}); empty for the shipped rules alone. */
     private final java.util.Set<String> userFiles;
     private final Limits limits;
@@ -62,16 +68,18 @@ public final class RuleEngine {
 
     private RuleEngine(Map<String, String> drlByFile, java.util.Set<String> userFiles) {
         this.kieBase = KieBases.compile(drlByFile, userFiles);
-        this.rules = describe(kieBase, drlByFile);
-        DiagnosisIds.check(drlByFile, rules.stream().map(RuleInfo::id).collect(java.util.stream.Collectors.toSet()));
+        List<RuleInfo> described = describe(kieBase, drlByFile);
+        DiagnosisIds.check(drlByFile, described.stream().map(RuleInfo::id).collect(java.util.stream.Collectors.toSet()));
+        this.rules = () -> described;
         this.userFiles = java.util.Set.copyOf(userFiles);
         this.limits = Limits.DEFAULT;
         this.abandoned = new java.util.concurrent.atomic.AtomicReference<>();
     }
 
-    private RuleEngine(KieBase kieBase, Map<String, String> drlByFile) {
+    /** The rules of {@code kieBase}, described from the DRL {@code drlByFile} gives when first asked for. */
+    private RuleEngine(KieBase kieBase, java.util.function.Supplier<Map<String, String>> drlByFile) {
         this.kieBase = kieBase;
-        this.rules = describe(kieBase, drlByFile);
+        this.rules = once(() -> describe(kieBase, drlByFile.get()));
         this.userFiles = java.util.Set.of();
         this.limits = Limits.DEFAULT;
         this.abandoned = new java.util.concurrent.atomic.AtomicReference<>();
@@ -112,7 +120,7 @@ public final class RuleEngine {
         if (e == null) {
             synchronized (RuleEngine.class) {
                 if (builtIn == null) {
-                    builtIn = new RuleEngine(KieBases.shipped(), shipped());
+                    builtIn = new RuleEngine(KieBases.shipped(), RuleEngine::shipped);
                 }
                 e = builtIn;
             }
@@ -239,7 +247,20 @@ public final class RuleEngine {
         return List.copyOf(out);
     }
 
-    public List<RuleInfo> rules() { return rules; }
+    public List<RuleInfo> rules() { return rules.get(); }
+
+    /** {@code s}'s value, worked out at the first call (by one thread; the others wait for it) and kept. */
+    private static <T> java.util.function.Supplier<T> once(java.util.function.Supplier<T> s) {
+        return new java.util.function.Supplier<>() {
+            private T value;
+
+            @Override
+            public synchronized T get() {
+                if (value == null) value = s.get();
+                return value;
+            }
+        };
+    }
 
     /**
      * What the rules conclude from these facts. The shipped rules alone run here; with a user's rules they run on a
