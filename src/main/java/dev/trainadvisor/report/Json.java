@@ -64,12 +64,57 @@ public final class Json {
      * end of its main thread (JFR, bench/coldstart.sh), when nothing else runs beside it.
      */
     public static void prepare() {
-        for (Class<?> c : records(AdviceView.class)) MAPPER.writerFor(c);
+        List<Class<?>> records = records(AdviceView.class);
+        for (Class<?> c : records) MAPPER.writerFor(c);
+        // a list or map is written by a serializer found for the class met and the declared element types (the JDK's
+        // List12<Claim>, ListN<Claim>, ...), made the first time each is met: made here for each the view declares
+        SerializerProvider provider = MAPPER.getSerializerProviderInstance();
+        com.fasterxml.jackson.databind.type.TypeFactory types = MAPPER.getTypeFactory();
+        try {
+            for (Class<?> c : records)
+                for (java.lang.reflect.RecordComponent rc : c.getRecordComponents()) {
+                    com.fasterxml.jackson.databind.JavaType declared = types.constructType(rc.getGenericType());
+                    if (declared.isCollectionLikeType() || declared.isMapLikeType())
+                        for (Class<?> met : declared.isMapLikeType() ? MAPS : LISTS)
+                            provider.findValueSerializer(types.constructSpecializedType(declared, met));
+                }
+            writer().writeValue(java.io.Writer.nullWriter(), runtimeSamples());
+            provider.findTypedValueSerializer(AdviceView.class, true, null);   // the root, as write finds it
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The classes of the JDK's lists and maps the view's may be: of List.of, stream().toList(), new ArrayList, ... */
+    private static final List<Class<?>> LISTS = List.of(List.of().getClass(), List.of(1).getClass(),
+            java.util.ArrayList.class, java.util.Collections.unmodifiableList(new java.util.ArrayList<>()).getClass(),
+            java.util.Arrays.asList().getClass());
+    private static final List<Class<?>> MAPS = List.of(java.util.Map.of().getClass(), java.util.Map.of(1, 1).getClass(),
+            java.util.LinkedHashMap.class, java.util.HashMap.class, java.util.TreeMap.class,
+            java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>()).getClass());
+
+    /**
+     * A value of each class the view holds behind a declared type that is not final (Object, JsonNode): boxed values,
+     * a JSON object. Jackson finds a serializer for those by the class it meets, introspecting the class the first time
+     * (with the lists above, two thirds of what was left of writing the advice in a cold advise, JFR).
+     */
+    static java.util.List<Object> runtimeSamples() {
+        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>();
+        values.put("string", "x");
+        values.put("int", 1);
+        values.put("long", 1L);
+        values.put("double", 1.5);
+        values.put("boolean", true);
+        return java.util.List.of(java.util.List.of(), java.util.List.of(1), java.util.List.of(1, 2, 3),
+                java.util.Arrays.asList(1, 2), new java.util.ArrayList<>(java.util.List.of(1)),
+                java.util.Collections.unmodifiableList(new java.util.ArrayList<>(java.util.List.of(1))),
+                java.util.Map.of(), java.util.Map.of("a", 1), values, java.util.Collections.unmodifiableMap(values),
+                MAPPER.createObjectNode().put("a", 1));
     }
 
     /** {@code root} and every record class its components hold, directly or in lists, maps and arrays; in order met. */
-    static java.util.List<Class<?>> records(Class<?> root) {
-        java.util.List<Class<?>> out = new java.util.ArrayList<>();
+    static List<Class<?>> records(Class<?> root) {
+        List<Class<?>> out = new java.util.ArrayList<>();
         java.util.ArrayDeque<java.lang.reflect.Type> todo = new java.util.ArrayDeque<>(java.util.List.of(root));
         while (!todo.isEmpty()) {
             java.lang.reflect.Type t = todo.removeFirst();
