@@ -98,16 +98,16 @@ public final class Json {
      * a JSON object. Jackson finds a serializer for those by the class it meets, introspecting the class the first time
      * (with the lists above, two thirds of what was left of writing the advice in a cold advise, JFR).
      */
-    static java.util.List<Object> runtimeSamples() {
+    static List<Object> runtimeSamples() {
         java.util.Map<String, Object> values = new java.util.LinkedHashMap<>();
         values.put("string", "x");
         values.put("int", 1);
         values.put("long", 1L);
         values.put("double", 1.5);
         values.put("boolean", true);
-        return java.util.List.of(java.util.List.of(), java.util.List.of(1), java.util.List.of(1, 2, 3),
-                java.util.Arrays.asList(1, 2), new java.util.ArrayList<>(java.util.List.of(1)),
-                java.util.Collections.unmodifiableList(new java.util.ArrayList<>(java.util.List.of(1))),
+        return List.of(List.of(), List.of(1), List.of(1, 2, 3),
+                java.util.Arrays.asList(1, 2), new java.util.ArrayList<>(List.of(1)),
+                java.util.Collections.unmodifiableList(new java.util.ArrayList<>(List.of(1))),
                 java.util.Map.of(), java.util.Map.of("a", 1), values, java.util.Collections.unmodifiableMap(values),
                 MAPPER.createObjectNode().put("a", 1));
     }
@@ -115,11 +115,11 @@ public final class Json {
     /** {@code root} and every record class its components hold, directly or in lists, maps and arrays; in order met. */
     static List<Class<?>> records(Class<?> root) {
         List<Class<?>> out = new java.util.ArrayList<>();
-        java.util.ArrayDeque<java.lang.reflect.Type> todo = new java.util.ArrayDeque<>(java.util.List.of(root));
+        java.util.ArrayDeque<java.lang.reflect.Type> todo = new java.util.ArrayDeque<>(List.of(root));
         while (!todo.isEmpty()) {
             java.lang.reflect.Type t = todo.removeFirst();
             if (t instanceof java.lang.reflect.ParameterizedType p) {
-                todo.addAll(java.util.List.of(p.getActualTypeArguments()));
+                todo.addAll(List.of(p.getActualTypeArguments()));
             } else if (t instanceof Class<?> c && c.isArray()) {
                 todo.add(c.getComponentType());
             } else if (t instanceof Class<?> c && c.isRecord() && !out.contains(c)) {
