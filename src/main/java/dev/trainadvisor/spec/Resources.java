@@ -98,7 +98,6 @@ public final class Resources {
         }
     }
 
-    /** Names (full resource paths, sorted) of the files in classpath folder {@code dir} ending in {@code suffix}. */
     /**
      * The entries of each jar that are not classes, read once: the runnable jar holds some 10,000 classes beside a few
      * hundred resources, and the catalogue, the presets, the frameworks and the rules each list a folder of it (a cold
@@ -129,6 +128,7 @@ public final class Resources {
         return names;
     }
 
+    /** Names (full resource paths, sorted) of the files in classpath folder {@code dir} ending in {@code suffix}. */
     public static List<String> list(String dir, String suffix) {
         String prefix = dir.endsWith("/") ? dir : dir + "/";
         List<String> out = new ArrayList<>();
