@@ -38,8 +38,8 @@ public final class Main implements Runnable {
         // after the rule base, which the advice waits for, and are built while the rules run on the main thread, on a
         // core otherwise idle (alternated with building them beside the knowledge base: 0.80 -> 0.77 s and 0.84 ->
         // 0.805 s). What fails there is done again where it is needed, and reported there.
-        boolean json = needsShippedRules(args) && writesJson(args);
-        if (needsShippedRules(args)) inBackground("train-advisor-rules", () -> {
+        boolean rules = needsShippedRules(args), json = rules && writesJson(args);
+        if (rules) inBackground("train-advisor-rules", () -> {
             dev.trainadvisor.engine.RuleEngine.builtIn();
             if (json) dev.trainadvisor.report.Json.prepare();
         });
