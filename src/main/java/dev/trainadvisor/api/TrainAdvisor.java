@@ -1,5 +1,6 @@
 package dev.trainadvisor.api;
 
+import dev.trainadvisor.assemble.Described;
 import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.input.SpecException;
@@ -118,7 +119,7 @@ public final class TrainAdvisor {
         }
         List<String> notes = new ArrayList<>();
         try {
-            return new Run(RunFiles.aroundLog(given.tree(), log, options, notes::add), notes);
+            return new Run(RunFiles.aroundLog(given.tree(), log, Described.code(options, Values.BUILDER), notes::add), notes);
         } catch (SpecException e) {
             throw InvalidInputException.of(e);
         }

@@ -87,14 +87,15 @@ public final class RunFiles {
     }
 
     /**
-     * A run described around a training log on the command line ({@code advise --log}): {@code given} holds the
-     * run-file fields the options give, {@code options} the option that gave each. What the log prints fills the rest
-     * (an option wins over the log, with a note), and what neither gives is derived or assumed as for a run file that
-     * names its log (LogInference): the run's {@link RunMetrics#assumed()} lists each. Notes (the log's warnings, an
+     * A run described around a training log on the command line ({@code advise --log}) or in code: {@code given} holds
+     * the run-file fields the user gave, {@code by} the option (or setter) that gave each. What the log prints fills the
+     * rest (an option wins over the log, with a note), and what neither gives is derived or assumed as for a run file
+     * that names its log (LogInference): the run's {@link RunMetrics#assumed()} lists each. Notes (the log's warnings, an
      * option replacing what the log prints) go to {@code notes}. A log that measures no training throughput (nccl-tests
-     * output, a topology matrix, a log without steps) is refused.
+     * output, a topology matrix, a log without steps) is refused. A bad value the user gave is reported as theirs, not
+     * the log's ({@link Described#attribute}).
      */
-    public static RunSpec aroundLog(ObjectNode given, Path log, Map<String, String> options, Consumer<String> notes) {
+    public static RunSpec aroundLog(ObjectNode given, Path log, Described by, Consumer<String> notes) {
         String file = log.toString();
         ParsedLog parsed = Logs.read(log);
         requireTrainingLog(parsed, file, false);
@@ -104,7 +105,11 @@ public final class RunFiles {
             String stem = log.getFileName().toString();
             t.put("name", stem.contains(".") ? stem.substring(0, stem.lastIndexOf('.')) : stem);
         }
-        return assemble(t, file, parsed, Logs::read, new Described(Map.copyOf(options)), notes, Boundary.NONE);
+        try {
+            return assemble(t, file, parsed, Logs::read, by, notes, Boundary.NONE);
+        } catch (SpecException e) {
+            throw by.attribute(e, file, given, parsed.config().keySet());
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.trainadvisor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.assemble.Described;
 import dev.trainadvisor.assemble.RunFiles;
 import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.Assumption;
@@ -157,9 +158,10 @@ final class LogRunOptions {
         if (log.cluster == null)
             throw new SpecException("--cluster", null, "a cluster preset or file: the log does not say which cluster ran it");
         ObjectNode root = JSON.createObjectNode();
-        Map<String, String> options = new LinkedHashMap<>();
+        Map<String, String> options = new LinkedHashMap<>(), files = new LinkedHashMap<>();
         root.set("cluster", presetOrFile(log.cluster, true));
         options.put("cluster", "--cluster");
+        if (isFile(log.cluster)) files.put("cluster", log.cluster);
         if (log.nodes != null) {
             ((ObjectNode) root.get("cluster")).put("nodes", log.nodes);
             options.put("cluster.nodes", "--nodes");
@@ -167,21 +169,25 @@ final class LogRunOptions {
         if (log.model != null) {
             root.set("model", presetOrFile(log.model, false));
             options.put("model", "--model");
+            if (isFile(log.model)) files.put("model", log.model);
         }
         given(r, l).forEach((key, value) -> {
             JsonTrees.put(root, key, JSON.valueToTree(value));
             options.put(key, RunFiles.LOG_OPTIONS.get(key));
         });
-        RunSpec s = RunFiles.aroundLog(root, log.log, options, err::println);
+        RunSpec s = RunFiles.aroundLog(root, log.log, Described.commandLine(options, files), err::println);
         for (Assumption a : s.run().assumed()) err.println(a.line());
         err.flush();
         return s;
     }
 
+    /** Whether a --cluster or --model value names a file (else a preset). */
+    private static boolean isFile(String value) { return Files.isRegularFile(Path.of(value)); }
+
     /** A preset name stays a name (the reader resolves it); an existing file is read as the object itself. */
     private static JsonNode presetOrFile(String value, boolean cluster) {
         Path p = Path.of(value);
-        if (Files.isRegularFile(p)) {
+        if (isFile(value)) {
             JsonNode n = SpecReader.parse(p);
             if (!n.isObject()) throw new SpecException(value, null, "an object with the " + (cluster ? "cluster" : "model") + "'s fields");
             return n;

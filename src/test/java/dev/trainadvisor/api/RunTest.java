@@ -132,6 +132,18 @@ class RunTest {
                 "assumptions are not notes: " + run.notes());
     }
 
+    /** A bad value the caller gave beside a log is the caller's, named as a run built in code names it, not the log's. */
+    @Test
+    void aBadValueGivenBesideALogIsTheCallers() {
+        Path log = Path.of("examples/logs/tinyllama-h200-trainer.log");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> TrainAdvisor.readLog(log,
+                Run.builder().cluster("hgx-h200").model("llama-2-7b").layout(new Run.Layout().zeroStage(5))
+                        .training(new Run.Training().seqLen(2048).microBatchSize(4))));
+        assertEquals("Run.builder()", e.source());
+        assertEquals("parallel.zero_stage", e.field());
+        assertEquals("an integer from 0 to 3, got 5", e.expected());
+    }
+
     @Test
     void aLogWithoutTrainingStepsIsRefused() {
         Path log = Path.of("../shared/samples/logs/nccl-tests-1.log");

@@ -52,6 +52,14 @@ final class CliDocs {
                 error: src/test/resources/readme/run.yaml: field 'cluster.gpu': a known GPU key, got 'A100-SXM4-80G'; nearest known: A100-SXM4-80GB
                 ```
 
+                Beside a training log (`advise --log`), a bad value the user gave names what gave it: the option, or the
+                file `--cluster` or `--model` named and its own field; what the log printed names the log:
+
+                <!-- output: advise --log examples/logs/tinyllama-h200-trainer.log --cluster dgx-h200 --model examples/logs/model-tinyllama-1.1b.yaml --seq-len 2048 -->
+                ```
+                error: --cluster: a known cluster preset, got 'dgx-h200'; nearest known: dgx-b200, dgx-h100, hgx-h200
+                ```
+
                 Input is bounded before it is worked on: a run file (and a model, cluster or `runs.yaml` file, or a rule
                 file) is at most 1 MB, refused by its size; a key at most 1,024 characters, a string 8,192, a YAML line
                 16,384; a message quotes at most 200 characters of any value, on one line. A YAML alias (`*name`) is refused
