@@ -47,15 +47,16 @@ public record Described(Map<String, String> options, Map<String, String> files, 
     }
 
     /**
-     * The error {@code e} of reading the run around the log {@code log}, naming who gave the bad value where the user
+     * The error {@code e} of reading a run around {@code source} (the training log, or what a command calls the run it
+     * builds from options), naming who gave the bad value where the user
      * did ({@code given}: the fields the user gave, before the log's were merged in; {@code printed}: the run-file
      * fields the log printed): an option's value names the option ({@code --zero-stage: an integer from 0 to 3, got
      * 5}); a field of the file {@code --cluster} or {@code --model} named, that file and its own field, as does one
      * missing from it that the log does not print either; a value given in code, the {@link #caller} and the field. A
      * value the log printed, or one derived or assumed, is still the log's.
      */
-    SpecException attribute(SpecException e, String log, JsonNode given, java.util.Set<String> printed) {
-        if (!commandLine() || e.field() == null || !log.equals(e.file())) return e;
+    public SpecException attribute(SpecException e, String source, JsonNode given, java.util.Set<String> printed) {
+        if (!commandLine() || e.field() == null || !source.equals(e.file())) return e;
         String field = e.field(), by = null;
         for (String f : options.keySet())
             if ((field.equals(f) || field.startsWith(f + ".")) && (by == null || f.length() > by.length())) by = f;

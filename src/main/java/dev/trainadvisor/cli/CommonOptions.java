@@ -4,8 +4,15 @@ import dev.trainadvisor.engine.RuleEngine;
 import dev.trainadvisor.input.SpecException;
 import picocli.CommandLine.Option;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trainadvisor.spec.SpecReader;
+
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** Options several commands share, each in the group of options it belongs to. */
 final class CommonOptions {
@@ -31,6 +38,39 @@ final class CommonOptions {
                 description = "the model: a preset (${COMPLETION-CANDIDATES}) or a JSON/YAML file of its fields; required "
                         + "where no run file gives it and no log prints the model's shape")
         String model;
+
+        /**
+         * The cluster and the model given, put into {@code root} as a run file holds them (a preset by its name, a
+         * file's fields as its own object), with the option that gave each in {@code options} and the file each was
+         * read from in {@code files} (assemble.Described: a bad value names the option, or the file and its field).
+         */
+        void putInto(ObjectNode root, Map<String, String> options, Map<String, String> files) {
+            if (cluster != null) {
+                root.set("cluster", presetOrFile(cluster, true));
+                options.put("cluster", "--cluster");
+                if (isFile(cluster)) files.put("cluster", cluster);
+            }
+            if (model != null) {
+                root.set("model", presetOrFile(model, false));
+                options.put("model", "--model");
+                if (isFile(model)) files.put("model", model);
+            }
+        }
+
+        /** Whether a --cluster or --model value names a file (else a preset). */
+        private static boolean isFile(String value) { return Files.isRegularFile(Path.of(value)); }
+
+        /** A preset name stays a name (the reader resolves it); an existing file is read as the object itself. */
+        private static JsonNode presetOrFile(String value, boolean cluster) {
+            if (isFile(value)) {
+                JsonNode n = SpecReader.parse(Path.of(value));
+                if (!n.isObject())
+                    throw new SpecException(value, null, "an object with the " + (cluster ? "cluster" : "model") + "'s fields");
+                return n;
+            }
+            JsonNodeFactory json = JsonNodeFactory.instance;
+            return cluster ? json.objectNode().put("preset", value) : json.textNode(value);
+        }
     }
 
     /** The framework that runs a run no run file describes (a run file gives training.framework). */

@@ -1,6 +1,5 @@
 package dev.trainadvisor.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.assemble.Described;
@@ -9,11 +8,9 @@ import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.spec.Assumption;
 import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.RunSpec;
-import dev.trainadvisor.spec.SpecReader;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -159,17 +156,10 @@ final class LogRunOptions {
             throw new SpecException("--cluster", null, "a cluster preset or file: the log does not say which cluster ran it");
         ObjectNode root = JSON.createObjectNode();
         Map<String, String> options = new LinkedHashMap<>(), files = new LinkedHashMap<>();
-        root.set("cluster", presetOrFile(log.cluster, true));
-        options.put("cluster", "--cluster");
-        if (isFile(log.cluster)) files.put("cluster", log.cluster);
+        log.putInto(root, options, files);
         if (log.nodes != null) {
             ((ObjectNode) root.get("cluster")).put("nodes", log.nodes);
             options.put("cluster.nodes", "--nodes");
-        }
-        if (log.model != null) {
-            root.set("model", presetOrFile(log.model, false));
-            options.put("model", "--model");
-            if (isFile(log.model)) files.put("model", log.model);
         }
         given(r, l).forEach((key, value) -> {
             JsonTrees.put(root, key, JSON.valueToTree(value));
@@ -179,20 +169,5 @@ final class LogRunOptions {
         for (Assumption a : s.run().assumed()) err.println(a.line());
         err.flush();
         return s;
-    }
-
-    /** Whether a --cluster or --model value names a file (else a preset). */
-    private static boolean isFile(String value) { return Files.isRegularFile(Path.of(value)); }
-
-    /** A preset name stays a name (the reader resolves it); an existing file is read as the object itself. */
-    private static JsonNode presetOrFile(String value, boolean cluster) {
-        Path p = Path.of(value);
-        if (isFile(value)) {
-            JsonNode n = SpecReader.parse(p);
-            if (!n.isObject()) throw new SpecException(value, null, "an object with the " + (cluster ? "cluster" : "model") + "'s fields");
-            return n;
-        }
-        if (cluster) return JSON.createObjectNode().put("preset", value);
-        return JSON.getNodeFactory().textNode(value);
     }
 }

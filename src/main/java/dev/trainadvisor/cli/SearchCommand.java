@@ -17,8 +17,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -172,13 +174,24 @@ final class SearchCommand implements Callable<Integer> {
                     + "--global-batch-tokens and --seq-len");
         ObjectMapper j = new ObjectMapper();
         ObjectNode probe = j.createObjectNode();
-        probe.put("name", model + "-on-" + gpus);
-        probe.putObject("cluster").put("preset", cluster);
-        probe.put("model", model);
+        Map<String, String> options = new LinkedHashMap<>(), files = new LinkedHashMap<>();
+        cm.putInto(probe, options, files);
+        String name = (files.containsKey("model") ? stem(Path.of(model)) : model) + "-on-" + gpus;
+        probe.put("name", name);
         ObjectNode training = probe.putObject("training").put("seq_len", seqLen).put("micro_batch_size", 1);
+        options.put("training.seq_len", "--seq-len");
         if (framework != null) training.put("framework", framework);
         if (frameworkVersion != null) training.put("framework_version", frameworkVersion);
-        RunSpec one = new SpecReader().read(probe, "search");
+        options.put("training.framework", "--framework");
+        options.put("training.framework_version", "--framework-version");
+        // a bad value names its option, or the file --cluster or --model named and its field
+        dev.trainadvisor.assemble.Described by = dev.trainadvisor.assemble.Described.commandLine(options, files);
+        RunSpec one;
+        try {
+            one = new SpecReader().read(probe, "search");
+        } catch (SpecException e) {
+            throw by.attribute(e, "search", probe, Set.of());
+        }
         int perNode = one.cluster().gpusPerNode();
         if (gpus < 1 || gpus % perNode != 0)
             throw new SpecException("--gpus", null, "a multiple of the cluster's " + perNode + " GPUs per node, got " + gpus);
@@ -196,7 +209,17 @@ final class SearchCommand implements Callable<Integer> {
         ((ObjectNode) probe.get("parallel") == null ? probe.putObject("parallel") : (ObjectNode) probe.get("parallel"))
                 .put("tp", tp).put("pp", mp / tp).put("dp", dp);
         ((ObjectNode) probe.get("training")).put("micro_batches", seqs / dp);
-        return new SpecReader().read(probe, model + "-on-" + gpus);
+        try {
+            return new SpecReader().read(probe, name);
+        } catch (SpecException e) {
+            throw by.attribute(e, name, probe, Set.of());
+        }
+    }
+
+    /** A file's name without its extension. */
+    private static String stem(Path p) {
+        String f = p.getFileName().toString();
+        return f.contains(".") ? f.substring(0, f.lastIndexOf('.')) : f;
     }
 
     private static String gcdNote(long seqs, int gpus, int dp) {

@@ -52,6 +52,48 @@ class SearchCommandTest {
         assertFalse(odd.err().contains("Exception"), odd.err());
     }
 
+    /**
+     * --cluster and --model take a file of fields as well as a preset (their help says so): the search from the flags
+     * with the files is the search of a run file holding the same fields and the base the flags make (dp 1, tp 1, pp 1,
+     * four micro-batches of one sequence), layout for layout.
+     */
+    @Test
+    void aClusterAndAModelFileAreReadAsTheirFields(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        CliTest.Result flags = CliTest.run("search", "--model", "examples/logs/model-tinyllama-1.1b.yaml",
+                "--cluster", "examples/logs/cluster-1xh200.yaml", "--gpus", "1", "--global-batch-tokens", "8192", "--seq-len",
+                "2048", "--format", "csv");
+        assertEquals(0, flags.code(), flags.err());
+        java.nio.file.Path run = tmp.resolve("run.yaml");
+        String model = java.nio.file.Files.readString(java.nio.file.Path.of("examples/logs/model-tinyllama-1.1b.yaml"))
+                .replaceAll("(?m)^#.*\n", "").replaceAll("(?m)^", "  ");
+        java.nio.file.Files.writeString(run, "cluster: {gpu: H200-SXM-141GB, nodes: 1, gpus_per_node: 1}\nmodel:\n" + model
+                + "\nparallel: {tp: 1, pp: 1, dp: 1}\ntraining: {seq_len: 2048, micro_batch_size: 1, micro_batches: 4}\n");
+        CliTest.Result file = CliTest.run("search", run.toString(), "--format", "csv");
+        assertEquals(0, file.code(), file.err());
+        assertEquals(file.out(), flags.out());
+        assertTrue(flags.out().split("\n").length > 2, flags.out());
+    }
+
+    /** A bad --cluster or --model names the option, or the file it named and the file's own field. */
+    @Test
+    void aBadClusterOrModelNamesTheOptionOrItsFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        String[] rest = {"--gpus", "16", "--global-batch-tokens", "4194304", "--seq-len", "4096"};
+        CliTest.Result preset = CliTest.run(concat(new String[]{"search", "--model", "llama-2-7b", "--cluster", "dgx-h10"}, rest));
+        assertEquals(2, preset.code());
+        assertEquals("error: --cluster: a known cluster preset, got 'dgx-h10'; nearest known: dgx-h100", preset.err().strip());
+        java.nio.file.Path model = tmp.resolve("model.yaml");
+        java.nio.file.Files.writeString(model, "name: x\nlayers: 22\nhiden: 2048\n");
+        CliTest.Result file = CliTest.run(concat(new String[]{"search", "--model", model.toString(), "--cluster", "dgx-h100"}, rest));
+        assertEquals(2, file.code());
+        assertTrue(file.err().startsWith("error: " + model + ": field 'hiden': unknown key"), file.err());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     /** Asking for fp8 on a GPU without it is not silently dropped: a note on standard error, the search as without it. */
     @Test
     void fp8AskedOfAGpuWithoutItIsSaid() {
