@@ -1,5 +1,6 @@
 package dev.trainadvisor.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trainadvisor.assemble.RunFiles;
@@ -134,7 +135,7 @@ final class SearchCommand implements Callable<Integer> {
         if (run != null && (cm.model != null || cm.cluster != null || d.gpus != null || d.batchTokens != null || d.seqLen != null))
             throw new SpecException(run.toString(), null, "a run file or --model, --cluster, --gpus, --global-batch-tokens "
                     + "and --seq-len, not both: the run file gives its model, cluster and batch");
-        RunSpec s = run != null ? RunFiles.read(run) : fromFlags(d);
+        RunSpec s = run != null ? RunFiles.read(run) : fromFlags(d, spec.commandLine().getErr());
         Set<String> knobNames = new LinkedHashSet<>(k.vary == null ? LayoutSearch.DEFAULT_KNOBS : k.vary);
         for (String x : knobNames)
             if (!LayoutSearch.KNOBS.contains(x))
@@ -164,7 +165,7 @@ final class SearchCommand implements Callable<Integer> {
      * the batch divides among the GPUs, tensor parallelism inside a node for the rest and pipeline parallelism beyond
      * it, micro-batch 1. It is where the search starts, not an answer.
      */
-    private static RunSpec fromFlags(Described given) {
+    private static RunSpec fromFlags(Described given, java.io.PrintWriter err) {
         CommonOptions.ClusterAndModel cm = given.run == null ? new CommonOptions.ClusterAndModel() : given.run;
         String model = cm.model, cluster = cm.cluster, framework = given.framework, frameworkVersion = given.frameworkVersion;
         Integer gpus = given.gpus, seqLen = given.seqLen;
@@ -205,6 +206,11 @@ final class SearchCommand implements Callable<Integer> {
             throw new SpecException("--gpus", null, "GPUs among which the batch of " + seqs + " sequences divides: "
                     + gcdNote(seqs, gpus, dp) + ", leaving " + mp + " GPUs a replica, more than tensor (" + tp
                     + ") and pipeline parallelism over the model's " + one.run().model().layers() + " layers can use; got " + gpus);
+        // the job is --gpus of the cluster: a cluster file's own node count is the whole cluster's, said where it differs
+        JsonNode fileNodes = files.containsKey("cluster") ? probe.get("cluster").get("nodes") : null;
+        if (fileNodes != null && fileNodes.asInt() != gpus / perNode)
+            err.println("note: --gpus " + gpus + " is " + gpus / perNode + " node(s) of " + perNode + " GPUs; the search is for"
+                    + " them, not for the " + fileNodes.asText() + " node(s) " + files.get("cluster") + " gives");
         ((ObjectNode) probe.get("cluster")).put("nodes", gpus / perNode);
         ((ObjectNode) probe.get("parallel") == null ? probe.putObject("parallel") : (ObjectNode) probe.get("parallel"))
                 .put("tp", tp).put("pp", mp / tp).put("dp", dp);

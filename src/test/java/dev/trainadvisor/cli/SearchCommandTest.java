@@ -88,6 +88,23 @@ class SearchCommandTest {
         assertTrue(file.err().startsWith("error: " + model + ": field 'hiden': unknown key"), file.err());
     }
 
+    /** A cluster file's node count is not silently replaced by --gpus: where they differ, a note says which is searched. */
+    @Test
+    void aClusterFilesNodesBesideGpusAreNoted(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path cluster = tmp.resolve("cluster.yaml");
+        java.nio.file.Files.writeString(cluster, "preset: hgx-h200\nnodes: 4\n");   // 8 GPUs a node
+        String[] rest = {"--global-batch-tokens", "4194304", "--seq-len", "4096", "--format", "csv"};
+        CliTest.Result two = CliTest.run(concat(new String[]{"search", "--model", "llama-2-7b", "--cluster", cluster.toString(),
+                "--gpus", "16"}, rest));
+        assertEquals(0, two.code(), two.err());
+        assertEquals("note: --gpus 16 is 2 node(s) of 8 GPUs; the search is for them, not for the 4 node(s) " + cluster
+                + " gives", two.err().strip());
+        CliTest.Result four = CliTest.run(concat(new String[]{"search", "--model", "llama-2-7b", "--cluster", cluster.toString(),
+                "--gpus", "32"}, rest));
+        assertEquals(0, four.code(), four.err());
+        assertEquals("", four.err().strip());
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
