@@ -20,6 +20,16 @@ public final class Fmt {
 
     public static String num(double x) { return num(x, 3); }
 
+    /**
+     * A ratio to three significant digits, or to as many more (up to six) as keep one that is not 1 from reading as 1:
+     * an MFU of 100.4% is 1.004x the peak, not "1x".
+     */
+    public static String ratio(double x) {
+        String s = num(x);
+        for (int d = 4; s.equals("1") && x != 1 && d <= 6; d++) s = num(x, d);
+        return s;
+    }
+
     public static String pct(double fraction) { return String.format(Locale.ROOT, "%.0f%%", fraction * 100); }
 
     public static String gb(double bytes) { return num(bytes / 1e9, 3) + " GB"; }

@@ -239,7 +239,7 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
         StringBuilder s = new StringBuilder();
         if (!implausible.isEmpty()) {
             return "The run's measurements cannot be right (" + implausible.get(0).metric() + " is "
-                    + Fmt.num(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
+                    + Fmt.ratio(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
         }
         List<String> candidates = top == null ? List.of() : candidates(top);
         if (top != null && !candidates.isEmpty()) {
