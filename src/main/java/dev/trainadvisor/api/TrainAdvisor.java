@@ -105,8 +105,9 @@ public final class TrainAdvisor {
      * format is recognised by its content; a folder holds one log a rank. {@code known} is not built: its values are
      * checked with the log's.
      *
-     * @throws InvalidInputException naming the log or the field and what was expected; a log that measures no training
-     *                               throughput (nccl-tests output, a topology matrix, a log without steps) is refused
+     * @throws InvalidInputException naming the log, or {@code Run.builder()} where a value of {@code known} is bad, with
+     *                               the field and what was expected; a log that measures no training throughput
+     *                               (nccl-tests output, a topology matrix, a log without steps) is refused
      */
     public static Run readLog(Path log, Run.Builder known) {
         Values given = new Values();
