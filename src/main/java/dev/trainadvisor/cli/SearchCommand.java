@@ -196,6 +196,8 @@ final class SearchCommand implements Callable<Integer> {
         int perNode = one.cluster().gpusPerNode();
         if (gpus < 1 || gpus % perNode != 0)
             throw new SpecException("--gpus", null, "a multiple of the cluster's " + perNode + " GPUs per node, got " + gpus);
+        if (gpus > dev.trainadvisor.spec.Bounds.GPUS)
+            throw new SpecException("--gpus", null, "at most " + dev.trainadvisor.spec.Bounds.GPUS + " GPUs, got " + gpus);
         long seqs = batchTokens / seqLen;
         if (seqs < 1 || seqs * seqLen != batchTokens)
             throw new SpecException("--global-batch-tokens", null, "a multiple of --seq-len (" + seqLen + "), got " + batchTokens);
@@ -212,6 +214,8 @@ final class SearchCommand implements Callable<Integer> {
             err.println("note: --gpus " + gpus + " is " + gpus / perNode + " node(s) of " + perNode + " GPUs; the search is for"
                     + " them, not for the " + fileNodes.asText() + " node(s) " + files.get("cluster") + " gives");
         ((ObjectNode) probe.get("cluster")).put("nodes", gpus / perNode);
+        options.put("cluster.nodes", "--gpus");
+        by = dev.trainadvisor.assemble.Described.commandLine(options, files);
         ((ObjectNode) probe.get("parallel") == null ? probe.putObject("parallel") : (ObjectNode) probe.get("parallel"))
                 .put("tp", tp).put("pp", mp / tp).put("dp", dp);
         ((ObjectNode) probe.get("training")).put("micro_batches", seqs / dp);

@@ -50,6 +50,11 @@ class SearchCommandTest {
         assertEquals(2, odd.code());
         assertTrue(odd.err().contains("--global-batch-tokens"), odd.err());
         assertFalse(odd.err().contains("Exception"), odd.err());
+        // more GPUs than a run file may describe (Bounds.GPUS), refused as --gpus, not as the nodes derived from it
+        CliTest.Result many = CliTest.run("search", "--model", "llama-3-70b", "--cluster", "dgx-h100", "--gpus", "1600000000",
+                "--global-batch-tokens", "6553600000000", "--seq-len", "4096");
+        assertEquals(2, many.code());
+        assertEquals("error: --gpus: at most 1048576 GPUs, got 1600000000", many.err().strip());
     }
 
     /**
