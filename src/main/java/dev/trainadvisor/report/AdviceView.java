@@ -51,12 +51,16 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
          * "internevo 2024 (named by metrics.tflops_convention (internevo), at the profile's default version; set
          * training.framework and training.framework_version for another)", as the reports' headers print it. A
          * framework named by the log or the TFLOPS' convention is at its profile's default version (a version is given
-         * only with training.framework), which the line says: hf-trainer's default, deepspeed, is not what a log says.
+         * only with training.framework), which the line says: hf-trainer's default, deepspeed, is not what a log says;
+         * so is one the run file named without its version ("hf-trainer deepspeed (at the profile's default version;
+         * set training.framework_version for another)").
          */
         public String line() {
             return (version == null ? key : key + " " + version) + (namedBy.equals(dev.trainadvisor.spec.Implementation.DEFAULT_ORIGIN)
                     ? " (none named: the layout as ZeRO's paper describes it; set training.framework)"
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? ""
+                    : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN_AT_DEFAULT_VERSION)
+                    ? " (at the profile's default version; set training.framework_version for another)"
                     : " (named by " + namedBy + (version == null ? "" : DEFAULT_VERSION) + ")");
         }
 

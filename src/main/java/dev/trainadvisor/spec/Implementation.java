@@ -18,8 +18,14 @@ public record Implementation(Framework framework, String origin) {
     public static final String DEFAULT_ORIGIN = "default";
     public static final String GIVEN = "training.framework";
 
+    /**
+     * The origin of a framework the run file named without its version, where its profile has several: the run is at
+     * the profile's default version, which nobody chose, and the reports say so as they do of a framework a log named.
+     */
+    public static final String GIVEN_AT_DEFAULT_VERSION = GIVEN + ", at its profile's default version";
+
     /** Whether the run file named the framework. */
-    public boolean given() { return GIVEN.equals(origin); }
+    public boolean given() { return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin); }
 
     /** Whether nothing named it and the default was taken. */
     public boolean defaulted() { return DEFAULT_ORIGIN.equals(origin); }

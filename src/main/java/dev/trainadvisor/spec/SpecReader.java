@@ -291,9 +291,11 @@ public final class SpecReader {
     private Implementation implementation(Fields t, Fields metrics, String logFormat) {
         Frameworks known = frameworks;
         String version = t.string("framework_version", null);
-        if (t.has("framework"))
-            return new Implementation(known.find(t.requireString("framework"), version, t.file(), "training.framework"),
-                    Implementation.GIVEN);
+        if (t.has("framework")) {
+            Framework named = known.find(t.requireString("framework"), version, t.file(), "training.framework");
+            return new Implementation(named, version == null && named.version() != null
+                    ? Implementation.GIVEN_AT_DEFAULT_VERSION : Implementation.GIVEN);
+        }
         if (version != null)
             throw t.error("framework_version", "training.framework with it (the version of which framework?)");
         Framework byLog = known.byLogFormat(logFormat);

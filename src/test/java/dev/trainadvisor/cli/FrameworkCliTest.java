@@ -30,6 +30,31 @@ class FrameworkCliTest {
         assertFalse(r.err().contains("\tat "), r.err());
     }
 
+    /**
+     * A framework named without its version runs at its profile's default version, which nobody chose: the JSON's
+     * named_by and the report's header say so, as they do of one a log names; named with its version, neither does.
+     * internevo's default is 2024 (knowledge-base/frameworks/internevo.json); the example names 2023.
+     */
+    @Test
+    void aFrameworkNamedWithoutItsVersionIsSaidToBeAtTheDefault() throws IOException {
+        Path example = Path.of("examples/internlm-7b-pcie-1node.yaml");
+        Path f = dir.resolve("run.yaml");
+        Files.writeString(f, Files.readString(example).replace(", framework_version: \"2023\"", ""));
+        CliTest.Result json = CliTest.run("advise", f.toString());
+        assertEquals(0, json.code(), json.err());
+        com.fasterxml.jackson.databind.JsonNode fw = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out())
+                .path("framework");
+        assertEquals("2024", fw.path("version").asText());
+        assertEquals("training.framework, at its profile's default version", fw.path("named_by").asText());
+        CliTest.Result md = CliTest.run("advise", f.toString(), "--format", "md");
+        assertTrue(md.out().contains("**Framework:** internevo 2024 (at the profile's default version; set"
+                + " training.framework_version for another)"), md.out());
+        CliTest.Result given = CliTest.run("advise", example.toString(), "--format", "md");
+        assertTrue(given.out().contains("**Framework:** internevo 2023\n"), given.out());
+        assertEquals("training.framework", new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(CliTest.run("advise", example.toString()).out()).path("framework").path("named_by").asText());
+    }
+
     @Test
     void searchTakesTheFrameworkFromTheRunFileNotAnOptionBesideIt() {
         CliTest.Result r = CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--framework", "deepspeed");
