@@ -177,7 +177,7 @@ final class SearchCommand implements Callable<Integer> {
         ObjectNode probe = j.createObjectNode();
         Map<String, String> options = new LinkedHashMap<>(), files = new LinkedHashMap<>();
         cm.putInto(probe, options, files);
-        String name = (files.containsKey("model") ? stem(Path.of(model)) : model) + "-on-" + gpus;
+        String name = (files.containsKey("model") ? BatchCommand.stem(Path.of(model)) : model) + "-on-" + gpus;
         probe.put("name", name);
         ObjectNode training = probe.putObject("training").put("seq_len", seqLen).put("micro_batch_size", 1);
         options.put("training.seq_len", "--seq-len");
@@ -214,6 +214,7 @@ final class SearchCommand implements Callable<Integer> {
             err.println("note: --gpus " + gpus + " is " + gpus / perNode + " node(s) of " + perNode + " GPUs; the search is for"
                     + " them, not for the " + fileNodes.asText() + " node(s) " + files.get("cluster") + " gives");
         ((ObjectNode) probe.get("cluster")).put("nodes", gpus / perNode);
+        // from here the node count is --gpus's, not the cluster file's
         options.put("cluster.nodes", "--gpus");
         by = dev.trainadvisor.assemble.Described.commandLine(options, files);
         ((ObjectNode) probe.get("parallel") == null ? probe.putObject("parallel") : (ObjectNode) probe.get("parallel"))
@@ -224,12 +225,6 @@ final class SearchCommand implements Callable<Integer> {
         } catch (SpecException e) {
             throw by.attribute(e, name, probe, Set.of());
         }
-    }
-
-    /** A file's name without its extension. */
-    private static String stem(Path p) {
-        String f = p.getFileName().toString();
-        return f.contains(".") ? f.substring(0, f.lastIndexOf('.')) : f;
     }
 
     private static String gcdNote(long seqs, int gpus, int dp) {
