@@ -465,6 +465,13 @@ class CliTest {
         assertEquals("65536", ParseCommand.exact(65536.0));
         assertEquals("2231.46", ParseCommand.exact(2231.46));
         assertEquals("0.000123", ParseCommand.exact(1.23e-4));
+        // a median of two percentages read as fractions, and GiB in GB: the decimal arithmetic's binary residue is
+        // not what the log printed (torchtitan-1.log: the steady steps' middle mfu 34.33% and 34.34%)
+        assertEquals("0.34335", ParseCommand.exact((34.33 / 100 + 34.34 / 100) / 2));
+        assertEquals("0.0017", ParseCommand.exact(17 / 100.0 / 100));
+        assertEquals("53.3220189798", ParseCommand.exact(49.66 * 1.073741824));
+        // a timer to the microsecond keeps every digit
+        assertEquals("1234.567891", ParseCommand.exact(1234.567891));
     }
 
     /** The catalog fits a terminal: no line over 110 characters but a single long word, and no source is cut. */
