@@ -105,7 +105,7 @@ final class RankLogs {
                 + dir.relativize(files.get(0)) + "'s" + (peakFile == null ? "" : ", the peak memory " + peakFile + "'s")
                 + (skipped > 0 ? "; " + skipped + " other files are not training logs" : "") + ")");
         return new ParsedLog(base.format(), base.steps(), base.steadySteps(), metrics, base.tflopsConvention(), base.config(),
-                base.extra(), warnings, merged);
+                base.extra(), warnings, merged, base.printedOn());
     }
 
     /**

@@ -148,7 +148,8 @@ public final class RunFiles {
         measuredLink(t, "inter_node", file, boundary);
         List<Assumption> assumed = log == null ? List.of()
                 : LogInference.infer(t, log, file, topology != null, by, notes);
-        RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format());
+        RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format(),
+                log == null ? null : log.printedOn());
         if (topology != null) checkTopology(topology, spec.cluster(), file);
         return log == null ? spec : spec.withHistory(log.history()).withAssumed(assumed);
     }

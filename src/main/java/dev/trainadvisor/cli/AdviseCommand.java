@@ -88,10 +88,12 @@ final class AdviseCommand implements Callable<Integer> {
         else throw new SpecException("advise", null, "a run file (RUN), or --log LOG with --cluster");
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
         if (!impl.given() && !impl.defaulted()) {
-            // named by the log or the TFLOPS' convention: at its profile's default version, if it has versions
+            // named by the log or the TFLOPS' convention: at its profile's default version, if it has versions, or at the
+            // one the log's date allows
             boolean versioned = impl.framework().version() != null;
+            boolean dated = dev.trainadvisor.spec.Implementation.versionByDate(impl.origin());
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
-                    + impl.origin() + (versioned ? ", at its profile's default version" : "")
+                    + impl.origin() + (versioned && !dated ? ", at its profile's default version" : "")
                     + " (set training.framework, or --framework with --log, to choose another"
                     + (versioned ? "; training.framework_version or --framework-version, its version" : "") + ")");
         }

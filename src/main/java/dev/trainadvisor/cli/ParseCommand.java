@@ -60,12 +60,16 @@ final class ParseCommand implements Callable<Integer> {
     @JsonPropertyOrder({"format", "steps", "steady_steps", "metrics", "tflops_convention", "configuration"})
     record Report(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
                   Map<String, Object> configuration, @JsonIgnore Map<String, Object> rest) {
-        static final Set<String> FIXED = Set.of("format", "steps", "steady_steps", "metrics", "tflops_convention",
+        /** The day the log's first dated step line was printed, which bounds its framework's version (docs/logs.md). */
+        static final String PRINTED_ON = "printed_on";
+
+        static final Set<String> FIXED = Set.of("format", "steps", "steady_steps", "metrics", "tflops_convention", PRINTED_ON,
                 "configuration", "warnings");
 
         static Report of(ParsedLog p) {
             Map<String, Object> rest = new LinkedHashMap<>();
             p.extra().forEach((k, v) -> rest.put(FIXED.contains(k) ? "extra_" + k : k, v));
+            if (p.printedOn() != null) rest.put(PRINTED_ON, p.printedOn().toString());
             if (!p.history().isEmpty()) rest.put("history", history(p.history()));
             rest.put("warnings", p.warnings());
             return new Report(p.format(), p.steps(), p.steadySteps(), p.metrics(), p.tflopsConvention(), p.config(), rest);
@@ -107,6 +111,7 @@ final class ParseCommand implements Callable<Integer> {
         row(s, "", "format", p.format());
         row(s, "", "steps", p.steps() + (p.steadySteps() > 0 ? " (" + p.steadySteps() + " steady)" : ""));
         if (p.tflopsConvention() != null) row(s, "", "tflops_convention", p.tflopsConvention());
+        if (p.printedOn() != null) row(s, "", Report.PRINTED_ON, p.printedOn().toString());
         p.metrics().forEach((k, v) -> row(s, "metric", k, v));
         p.config().forEach((k, v) -> row(s, "configuration", k, v));
         p.extra().forEach((k, v) -> row(s, "", k, v));

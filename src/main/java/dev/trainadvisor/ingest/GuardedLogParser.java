@@ -30,7 +30,7 @@ abstract class GuardedLogParser implements LogParser {
         warnings.add(cut == 1 ? "1 line longer than " + limit + " was cut to its first " + limit
                 : cut + " lines longer than " + limit + " were cut to their first " + limit);
         return new ParsedLog(p.format(), p.steps(), p.steadySteps(), p.metrics(), p.tflopsConvention(), p.config(),
-                p.extra(), warnings, p.history());
+                p.extra(), warnings, p.history(), p.printedOn());
     }
 
     /** {@link LogParser#confidence}, allowed to throw. */

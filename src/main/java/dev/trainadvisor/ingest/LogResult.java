@@ -74,7 +74,7 @@ final class LogResult {
         String conv = metrics.containsKey("tflops_per_gpu") ? convention : null;
         return new ParsedLog(format, (int) Math.min(Integer.MAX_VALUE, series.size()),
                 (int) Math.min(Integer.MAX_VALUE, s.steadySteps()), metrics, conv, config, extra, warnings,
-                series.history(s));
+                series.history(s), series.printedOn());
     }
 
     /** A ParsedLog with nothing read and one warning: the safety net of {@link LogFormats}. */

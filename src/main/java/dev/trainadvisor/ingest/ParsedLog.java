@@ -36,15 +36,25 @@ import java.util.Map;
  *                   tokens/GPU/s, timestamp, loss, loss scale, grad norm, memory, learning rate, skipped, and the
  *                   timers ranks print (a timer printed by one rank has NaN as its fastest rank); its warmupSteps and
  *                   warmupReason say which entries the medians leave out and why (StepSeries' warm-up rule)
+ * @param printedOn  the day (UTC) the log's first timestamped step line was printed, or null where no step line carried
+ *                   a time with its year (the Trainer's dicts, Megatron before 2024, nanotron since 2025): which version
+ *                   of its framework can have written the log (a version that began later did not)
  */
 public record ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
                         Map<String, Object> config, Map<String, Object> extra, List<String> warnings,
-                        dev.trainadvisor.history.StepHistory history) {
+                        dev.trainadvisor.history.StepHistory history, java.time.LocalDate printedOn) {
 
     public ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
                      Map<String, Object> config, Map<String, Object> extra, List<String> warnings) {
         this(format, steps, steadySteps, metrics, tflopsConvention, config, extra, warnings,
-                dev.trainadvisor.history.StepHistory.EMPTY);
+                dev.trainadvisor.history.StepHistory.EMPTY, null);
+    }
+
+    /** A log read without a date: no step line carried a dated time. */
+    public ParsedLog(String format, int steps, int steadySteps, Map<String, Double> metrics, String tflopsConvention,
+                     Map<String, Object> config, Map<String, Object> extra, List<String> warnings,
+                     dev.trainadvisor.history.StepHistory history) {
+        this(format, steps, steadySteps, metrics, tflopsConvention, config, extra, warnings, history, null);
     }
 
     /** Ends the warning that counts the printed values a log's parser dropped as no measurement (StepSeries.putPositive). */

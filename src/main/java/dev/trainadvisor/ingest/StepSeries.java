@@ -275,6 +275,9 @@ final class StepSeries {
         }
     }
 
+    /** The day the log's first timestamped step was printed (Stamp.date), or null: no step line carried a dated time. */
+    java.time.LocalDate printedOn() { return Stamp.date(firstTimestamp); }
+
     /** When a step's line was printed, as seconds since an epoch; the history counts from the log's first one. */
     void timestamp(long step, double epochSeconds) {
         if (!Double.isFinite(epochSeconds)) return;

@@ -6,7 +6,8 @@ package dev.trainadvisor.ingest;
  * per-rank duplicates merged by step.
  *
  * <p>Metrics: {@code tps} (or the older {@code wps}) → tokens_per_gpu_per_s (already per device: tokens of this rank
- * over the non-data-parallel size); {@code tflops} → tflops_per_gpu (convention {@code torchtitan}); {@code mfu} percent
+ * over the non-data-parallel size); {@code tflops} → tflops_per_gpu (convention {@code torchtitan} for a log printed before
+ * 2025-10-29, {@code torchtitan-2025-10} from then or undated: {@link #convention}); {@code mfu} percent
  * → mfu fraction ({@code N/A} under FP8/MX is skipped); the largest {@code memory} (max reserved, GiB) →
  * peak_memory_gb = GiB x 1.073741824; steps = the last step. Thousands separators ({@code 5,856},
  * {@code 1,234.56}) are read. torchtitan prints no step time and no skipped steps.
@@ -106,10 +107,26 @@ public final class TorchtitanLog extends GuardedLogParser {
                 }
             }
         }
-        r.convention = "torchtitan";
+        r.convention = convention(s.printedOn());
         if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no torchtitan step lines found");
         return r.build();
+    }
+
+    /**
+     * The day torchtitan's printed count halved its attention term (5a090f2, 2025-10-29, '[FLOPs] Fix attention FLOPs
+     * estimate'): the since date of its profile's version 2025-10 (knowledge-base/frameworks/torchtitan.json), which
+     * TorchtitanLogTest holds this to.
+     */
+    static final java.time.LocalDate HALVED_ATTENTION = java.time.LocalDate.of(2025, 10, 29);
+
+    /**
+     * How a torchtitan log printed on {@code day} counted its tflops and mfu: the 12 L H d s count before
+     * {@link #HALVED_ATTENTION}, the 6 L H d s one from it; a log without a date is read as the current torchtitan's,
+     * the version its profile defaults to.
+     */
+    static String convention(java.time.LocalDate day) {
+        return day != null && day.isBefore(HALVED_ATTENTION) ? "torchtitan" : "torchtitan-2025-10";
     }
 
     static final String STARTS = "Training starts at step";

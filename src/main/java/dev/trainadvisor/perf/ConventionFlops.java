@@ -36,6 +36,7 @@ public final class ConventionFlops {
                 yield 12 * h * h * l * perLayer + 6 * h * v;
             }
             case TORCHTITAN -> 6 * nonEmbeddingParams(m) + 12 * l * h * s;
+            case TORCHTITAN_2025_10 -> 6 * nonEmbeddingParams(m) + 6 * l * h * s;
             case MEGATRON_2021 -> {
                 // eq. 3 per token, generalized through the house layer count (GQA, gated MLP); for GPT shapes it is
                 // exactly 96 l h^2 (1 + s/6h + V/16lh)

@@ -53,7 +53,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
          * framework named by the log or the TFLOPS' convention is at its profile's default version (a version is given
          * only with training.framework), which the line says: hf-trainer's default, deepspeed, is not what a log says;
          * so is one the run file named without its version ("hf-trainer deepspeed (at the profile's default version;
-         * set training.framework_version for another)").
+         * set training.framework_version for another)"); a log printed before its profile's default version began
+         * names the version current on its day, which the origin says ("torchtitan before-2025-10 (named by the log's
+         * format (torchtitan), at the version current on 2025-06-16, the log's date (...); set ...)").
          */
         public String line() {
             return (version == null ? key : key + " " + version) + (namedBy.equals(dev.trainadvisor.spec.Implementation.DEFAULT_ORIGIN)
@@ -61,12 +63,13 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? ""
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN_AT_DEFAULT_VERSION)
                     ? " (at the profile's default version; set training.framework_version for another)"
-                    : " (named by " + namedBy + (version == null ? "" : DEFAULT_VERSION) + ")");
+                    : " (named by " + namedBy + (version == null ? ""
+                            : dev.trainadvisor.spec.Implementation.versionByDate(namedBy) ? CHOOSE : ", at the profile's default version" + CHOOSE)
+                    + ")");
         }
 
         /** What {@link #line()} adds of a version no one gave. */
-        private static final String DEFAULT_VERSION = ", at the profile's default version; set training.framework and "
-                + "training.framework_version for another";
+        private static final String CHOOSE = "; set training.framework and training.framework_version for another";
     }
 
     /**

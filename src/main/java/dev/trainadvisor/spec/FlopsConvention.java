@@ -17,7 +17,7 @@ public enum FlopsConvention {
     MEGATRON_LEGACY("megatron-legacy"),
     /** Megatron-LM from core_v0.12.0: causal attention counted at half. */
     MEGATRON("megatron"),
-    /** torchtitan: 6 (N - N_embedding) + 12 L H d s, full attention, no recompute. */
+    /** torchtitan up to 2025-10-28: 6 (N - N_embedding) + 12 L H d s, full attention, no recompute. */
     TORCHTITAN("torchtitan"),
     /** Composer / llm-foundry MPT: 6 N + 12 L d s with N including embeddings. */
     COMPOSER("composer"),
@@ -30,7 +30,12 @@ public enum FlopsConvention {
      * Megatron-DeepSpeed before PR #371 (2024-08-19), as BigScience's BLOOM logs print it:
      * 24 f B s L h^2 (1 + s/6h + V/16Lh) with f = 4 under activation checkpointing, else 3.
      */
-    MEGATRON_DEEPSPEED("megatron-deepspeed");
+    MEGATRON_DEEPSPEED("megatron-deepspeed"),
+    /**
+     * torchtitan from 5a090f2 (2025-10-29, '[FLOPs] Fix attention FLOPs estimate'): 6 (N - N_embedding) + 6 L H d s,
+     * causal attention counted at half, no recompute.
+     */
+    TORCHTITAN_2025_10("torchtitan-2025-10");
 
     public final String key;
 

@@ -31,9 +31,35 @@ public final class Frameworks {
 
     private static volatile Frameworks builtIn;
 
-    /** A framework at each of its versions. */
-    public record Profile(String key, List<String> aliases, String defaultVersion, Map<String, Framework> versions) {
+    /**
+     * A framework at each of its versions; {@code since}: the day each dated version began (a version's
+     * {@code since} fact in its profile), the undated one being the earliest.
+     */
+    public record Profile(String key, List<String> aliases, String defaultVersion, Map<String, Framework> versions,
+                          Map<String, java.time.LocalDate> since) {
         public Framework at(String version) { return versions.get(version == null ? defaultVersion : version); }
+
+        /**
+         * The version that can have run a log printed on {@code date} (null: a log without a date): the default, unless
+         * it began after that day, which no log of it can precede; then the version current on that day, the one
+         * begun last by then (the undated one where none had begun). A version is an upper bound from a date, never a
+         * lower one (a team may run an older release), so a default the date allows stays.
+         */
+        public String versionOn(java.time.LocalDate date) {
+            java.time.LocalDate began = since.get(defaultVersion);
+            if (date == null || began == null || !began.isAfter(date)) return defaultVersion;
+            String current = null, undated = null;
+            java.time.LocalDate latest = null;
+            for (String v : versions.keySet()) {
+                java.time.LocalDate s = since.get(v);
+                if (s == null) undated = v;
+                else if (!s.isAfter(date) && (latest == null || s.isAfter(latest))) {
+                    current = v;
+                    latest = s;
+                }
+            }
+            return current != null ? current : undated;
+        }
     }
 
     private final Map<String, Profile> byKey;
@@ -115,8 +141,14 @@ public final class Frameworks {
 
     /** The framework whose logs are of {@code format} (ingest's key); null if none. */
     public Framework byLogFormat(String format) {
+        Profile p = profileOfLogFormat(format);
+        return p == null ? null : p.at(null);
+    }
+
+    /** The profile of the framework whose logs are of {@code format} (ingest's key); null if none. */
+    public Profile profileOfLogFormat(String format) {
         if (format == null) return null;
-        for (Profile p : byKey.values()) if (p.at(null).logFormats().contains(format)) return p.at(null);
+        for (Profile p : byKey.values()) if (p.at(null).logFormats().contains(format)) return p;
         return null;
     }
 
@@ -133,7 +165,7 @@ public final class Frameworks {
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
             "calls", "overlapped_calls", "backward_gather", "notes");
     private static final Set<String> FACT = Set.of("value", "source", "flag", "to_measure", "note", "notes");
-    private static final Set<String> VERSION = Set.of("description", "facts");
+    private static final Set<String> VERSION = Set.of("description", "since", "facts");
 
     private static void add(Map<String, Profile> m, JsonNode raw, String file) {
         Fields top = new Fields(file, "", raw);
@@ -143,6 +175,7 @@ public final class Frameworks {
         List<String> aliases = new ArrayList<>();
         for (JsonNode a : raw.path("aliases")) aliases.add(a.asText().toLowerCase(Locale.ROOT));
         Map<String, Framework> versions = new LinkedHashMap<>();
+        Map<String, java.time.LocalDate> since = new TreeMap<>();
         String dflt = top.string("default_version", null);
         JsonNode vs = raw.path("versions");
         if (vs.isObject() && vs.size() > 0) {
@@ -157,12 +190,18 @@ public final class Frameworks {
                 JsonNode facts = e.getValue().path("facts");
                 if (facts.isObject()) merged = (ObjectNode) JsonTrees.deepMerge(merged, facts);
                 versions.put(e.getKey(), read(merged, file, e.getKey(), v.string("description", "")));
+                Framework.Fact<java.time.LocalDate> began = fact(v, "since", Frameworks::day, false);
+                if (began != null) since.put(e.getKey(), began.value());
             }
+            if (!since.isEmpty() && versions.size() - since.size() != 1)
+                throw top.error("versions", "one version without a since date (the earliest) where the others have one, "
+                        + "so that a log's date always finds a version; " + (versions.size() - since.size()) + " have none");
         } else {
             if (dflt != null) throw top.error("default_version", "no default without versions");
             versions.put(null, read(raw, file, null, ""));
         }
-        m.put(key, new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions)));
+        m.put(key, new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions),
+                Collections.unmodifiableMap(since)));
     }
 
     private static String names(JsonNode obj) {
@@ -327,6 +366,16 @@ public final class Frameworks {
         }
         if (t == null && required) throw f.error("value", "a value is required");
         return new Framework.Fact<>(t, source, f.string("flag", null), f.string("to_measure", null));
+    }
+
+    /** A day, {@code yyyy-mm-dd}. */
+    private static java.time.LocalDate day(JsonNode n) {
+        try {
+            if (n.isTextual()) return java.time.LocalDate.parse(n.asText());
+        } catch (java.time.format.DateTimeParseException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("a day, yyyy-mm-dd");
     }
 
     private static <E extends Enum<E>> Function<JsonNode, E> enumOf(Class<E> type) {

@@ -24,6 +24,25 @@ public record Implementation(Framework framework, String origin) {
      */
     public static final String GIVEN_AT_DEFAULT_VERSION = GIVEN + ", at its profile's default version";
 
+    /** The origin of a framework named by the format of the run's log: "the log's format (torchtitan)". */
+    public static String byLogFormat(String format) { return "the log's format (" + format + ")"; }
+
+    /** What an origin adds where the log's date chose the version ({@link Frameworks.Profile#versionOn}). */
+    public static final String BY_DATE = ", at the version current on ";
+
+    /**
+     * The origin of a framework a log's format named at the version its date allows: "the log's format (torchtitan), at
+     * the version current on 2025-06-16, the log's date (the default, 2026-06, began 2026-06-09)".
+     */
+    public static String byLogDate(String format, java.time.LocalDate printed, String defaultVersion,
+                                   java.time.LocalDate defaultBegan) {
+        return byLogFormat(format) + BY_DATE + printed + ", the log's date (the default, " + defaultVersion + ", began "
+                + defaultBegan + ")";
+    }
+
+    /** Whether the version was chosen by the log's date rather than taken as the profile's default. */
+    public static boolean versionByDate(String origin) { return origin != null && origin.contains(BY_DATE); }
+
     /** Whether the run file named the framework. */
     public boolean given() { return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin); }
 

@@ -259,6 +259,15 @@ public final class SpecReader {
      * framework the run takes when the run file names none.
      */
     public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology, String logFormat) {
+        return read(tree, file, gpuPathFromTopology, logFormat, null);
+    }
+
+    /**
+     * As {@link #read(JsonNode, String, boolean, String)}, for a log printed on {@code logDate} (null: undated), which
+     * chooses the version of the log's framework where its profile's default began later.
+     */
+    public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology, String logFormat,
+                        java.time.LocalDate logDate) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
         for (String key : new java.util.TreeSet<>(NAMED_FILES))
@@ -272,7 +281,7 @@ public final class SpecReader {
         Model model = model(top);
         Fields t = top.object("training");
         RunFile.TrainingPart trainingPart = training(t);
-        Implementation impl = implementation(t, top.object("metrics"), logFormat);
+        Implementation impl = implementation(t, top.object("metrics"), logFormat, logDate);
         trainingPart = trainingPart.with(impl);
         Measurements measured = metrics(top.object("metrics"), impl.framework());
         RunFile.ParallelPart parallelPart = parallel(top.object("parallel"));
@@ -285,10 +294,10 @@ public final class SpecReader {
 
     /**
      * The framework that runs the step: the one {@code training.framework} names (at {@code framework_version}); else
-     * the one whose logs are of the merged log's format; else the one whose printed TFLOPS follow
+     * the one whose logs are of the merged log's format (at the version its date allows); else the one whose printed TFLOPS follow
      * {@code metrics.tflops_convention}; else the default, with the origin saying which.
      */
-    private Implementation implementation(Fields t, Fields metrics, String logFormat) {
+    private Implementation implementation(Fields t, Fields metrics, String logFormat, java.time.LocalDate logDate) {
         Frameworks known = frameworks;
         String version = t.string("framework_version", null);
         if (t.has("framework")) {
@@ -298,8 +307,13 @@ public final class SpecReader {
         }
         if (version != null)
             throw t.error("framework_version", "training.framework with it (the version of which framework?)");
-        Framework byLog = known.byLogFormat(logFormat);
-        if (byLog != null) return new Implementation(byLog, "the log's format (" + logFormat + ")");
+        Frameworks.Profile byLog = known.profileOfLogFormat(logFormat);
+        if (byLog != null) {
+            String v = byLog.versionOn(logDate);
+            return new Implementation(byLog.at(v), java.util.Objects.equals(v, byLog.defaultVersion())
+                    ? Implementation.byLogFormat(logFormat)
+                    : Implementation.byLogDate(logFormat, logDate, byLog.defaultVersion(), byLog.since().get(byLog.defaultVersion())));
+        }
         String conv = metrics.present() ? metrics.string("tflops_convention", null) : null;
         Framework byConvention = known.byConvention(FlopsConvention.parse(conv));
         if (byConvention != null)

@@ -97,7 +97,10 @@ class BatchLogsTest {
         JsonNode byLog = new ObjectMapper().readTree(run(base).out());
         assertEquals(ElementwiseKernels.EAGER, readBack(byLog).elementwiseKernels());
         assertEquals("torchtitan", byLog.path("framework").path("key").asText());
-        assertEquals("the log's format (torchtitan)", byLog.path("framework").path("named_by").asText());
+        // printed on 2025-06-16, before torchtitan's default version (2026-06) began: read at the one current then
+        assertEquals("the log's format (torchtitan), at the version current on 2025-06-16, the log's date (the default, "
+                + "2026-06, began 2026-06-09)", byLog.path("framework").path("named_by").asText());
+        assertEquals("before-2025-10", byLog.path("framework").path("version").asText());
         assertTrue(a.path("prediction").path("step_time_s").asDouble()
                 > new ObjectMapper().readTree(fused.out()).path("prediction").path("step_time_s").asDouble(), "eager is slower");
 

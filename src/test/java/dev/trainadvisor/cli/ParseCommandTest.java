@@ -56,6 +56,18 @@ class ParseCommandTest {
         assertTrue(j.get("metrics").isObject() && j.get("configuration").isObject() && j.get("warnings").isArray(), j::toString);
     }
 
+    /** The day a log was printed, which chooses its framework's version, is shown; a log without one shows none. */
+    @Test
+    void theDayTheLogWasPrintedIsShown() {
+        CliTest.Result r = run("parse", sample("torchtitan-1.log"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals("2025-06-16", json(r.out()).path("printed_on").asText());   // "[titan] 2025-06-16 22:30:50,322"
+        CliTest.Result md = run("parse", sample("torchtitan-1.log"), "--format", "md");
+        assertTrue(md.out().contains("|  | printed_on | 2025-06-16 |"), md.out());
+        CliTest.Result trainer = run("parse", sample("hf-trainer-1.log"));
+        assertFalse(json(trainer.out()).has("printed_on"), trainer.out());   // the Trainer's dicts carry no time
+    }
+
     @Test
     void ncclTestsBusBandwidthAtTheLargestSize() {
         CliTest.Result r = run("parse", sample("nccl-tests-2.log"), "--format", "json");

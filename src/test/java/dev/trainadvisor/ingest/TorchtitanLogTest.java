@@ -111,4 +111,26 @@ class TorchtitanLogTest {
         assertEquals(1.0, metric(p, "tokens_per_gpu_per_s") / trueTokens, 0.01,
                 "the log's tokens/GPU/s against the truth's " + trueTokens);
     }
+
+    /**
+     * torchtitan's printed tflops and mfu changed count on 2025-10-29 (5a090f2): a log is read with the count of its
+     * day, and the day is the one its profile's version 2025-10 begins on (knowledge-base/frameworks/torchtitan.json).
+     */
+    @Test
+    void thePrintedCountIsTheOneOfTheLogsDay() throws java.io.IOException {
+        assertEquals("torchtitan", Samples.parse(parser, "torchtitan-1.log").tflopsConvention());    // 2025-06-16
+        // torchtitan-2.log (2026-05-18) prints tflops too: the count from 5a090f2
+        assertEquals("torchtitan-2025-10", Samples.parse(parser, "torchtitan-2.log").tflopsConvention());
+        assertEquals("torchtitan", TorchtitanLog.convention(java.time.LocalDate.of(2025, 10, 28)));
+        assertEquals("torchtitan-2025-10", TorchtitanLog.convention(java.time.LocalDate.of(2025, 10, 29)));
+        // undated: the current torchtitan's, as its profile's default version counts
+        assertEquals("torchtitan-2025-10", TorchtitanLog.convention(null));
+        com.fasterxml.jackson.databind.JsonNode profile = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(java.nio.file.Path.of("knowledge-base/frameworks/torchtitan.json").toFile());
+        assertEquals(TorchtitanLog.HALVED_ATTENTION.toString(),
+                profile.path("versions").path("2025-10").path("since").path("value").asText());
+        assertEquals("torchtitan-2025-10", profile.path("flops_convention").path("value").asText());
+        assertEquals("torchtitan", profile.path("versions").path("before-2025-10").path("facts").path("flops_convention")
+                .path("value").asText());
+    }
 }

@@ -253,6 +253,19 @@ class FlopsTest {
         }
     }
 
+    /**
+     * torchtitan from 5a090f2 (2025-10-29) halves the attention term: the same Llama 3 8B, by hand,
+     * 6 x 7,504,924,672 + 6 x 32 x 4096 x 8192 = 45,029,548,032 + 6,442,450,944 = 51,471,998,976 a token, so a log
+     * printed since then reads 11.1% fewer TFLOPS for the same tokens/s than one printed before.
+     */
+    @Test
+    void torchtitanSince2025_10CountsCausalAttentionAtHalf() {
+        Model llama3 = new Model("llama-3-8b", 32, 4096, 32, 8, 14336, 128256, true, false, false, null, 3.5);
+        Training t = PerfFixtures.training(8192, 1, 1, Recompute.NONE, Precision.FP32, true);
+        assertEquals(0, rel(ConventionFlops.perToken(FlopsConvention.TORCHTITAN_2025_10, llama3, t), 51_471_998_976.0),
+                1e-12, "hand-computed FLOPs per token");
+    }
+
     // ------------------------------------------------------------------ house count beyond GPT
 
     /**

@@ -90,14 +90,20 @@ class FrameworksTest {
                 """.formatted(zero, extra));
     }
 
+    /** A shipped profile's tree under another key and without its aliases, to be changed and read as a team's own. */
+    static com.fasterxml.jackson.databind.node.ObjectNode renamedCopy(String shipped, String key) throws IOException {
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+                Path.of("knowledge-base/frameworks/" + shipped + ".json").toFile());
+        tree.put("key", key);
+        tree.putArray("aliases");
+        return tree;
+    }
+
     @Test
     void aNewFrameworkIsOneDataFile() throws IOException {
         // a team's trainer: PyTorch's profile, but its ZeRO 1 all-gathers the parameters in one coalesced call where
         // ZeroRedundancyOptimizer broadcasts them per rank
-        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
-                Path.of("knowledge-base/frameworks/pytorch.json").toFile());
-        tree.put("key", "our-trainer");
-        tree.putArray("aliases");
+        var tree = renamedCopy("pytorch", "our-trainer");
         var params = (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("zero").get("1").get("parameters");
         params.putObject("collective").put("value", "all-gather").put("source", "our trainer, zero.py line 40");
         params.putObject("calls").put("value", "one").put("source", "our trainer, zero.py line 41");
@@ -152,6 +158,64 @@ class FrameworksTest {
         e = assertThrows(SpecException.class, () -> reader.read(run(3, ", framework: internevo"), "f.yaml"));
         assertEquals("parallel.zero_stage", e.field());
         assertTrue(e.getMessage().contains("internevo 2024 runs, one of [0, 1]"), e.getMessage());
+    }
+
+    /**
+     * A log printed before its framework's default version began was written by an older one: the version current on
+     * the log's day (each version's since date is the commit its description cites). torchtitan's default, 2026-06
+     * (1695457, 2026-06-09), runs FlexAttention; the 2025-06 sample log's torchtitan ran SDPA's flash kernel.
+     */
+    @Test
+    void aLogTakesTheVersionItsDateAllows() throws IOException {
+        SpecReader reader = new SpecReader();
+        var run = run(3, "");
+        java.util.function.Function<java.time.LocalDate, Implementation> on = d ->
+                reader.read(run, "t.yaml", false, "torchtitan", d).run().training().implementation();
+        // before 5a090f2 (2025-10-29): the earliest, undated version
+        Implementation june2025 = on.apply(java.time.LocalDate.of(2025, 6, 16));
+        assertEquals("torchtitan before-2025-10", june2025.framework().label());
+        assertEquals("the log's format (torchtitan), at the version current on 2025-06-16, the log's date (the default, "
+                + "2026-06, began 2026-06-09)", june2025.origin());
+        assertTrue(Implementation.versionByDate(june2025.origin()));
+        assertEquals(AttentionKernel.FA2, june2025.framework().attentionKernel().value());
+        // the day a version began is that version's; the day before, the one before it
+        assertEquals("2025-10", on.apply(java.time.LocalDate.of(2025, 10, 29)).framework().version());
+        assertEquals("before-2025-10", on.apply(java.time.LocalDate.of(2025, 10, 28)).framework().version());
+        assertEquals("2025-10", on.apply(java.time.LocalDate.of(2026, 6, 8)).framework().version());
+        // a date the default allows, and no date: the default, said as before
+        for (java.time.LocalDate d : new java.time.LocalDate[]{java.time.LocalDate.of(2026, 6, 9), null}) {
+            Implementation dflt = on.apply(d);
+            assertEquals("2026-06", dflt.framework().version());
+            assertEquals("the log's format (torchtitan)", dflt.origin());
+            assertFalse(Implementation.versionByDate(dflt.origin()));
+        }
+        // a date bounds a version from above only: Megatron-DeepSpeed's default (2023, its earliest) stays in 2025
+        assertEquals("2023", reader.read(run(1, ""), "m.yaml", false, "megatron-deepspeed",
+                java.time.LocalDate.of(2025, 1, 1)).run().training().framework().version());
+        // InternLM's July 2023 logs (the motivating case's era): InternEvo 2024 began 2024-03-28 (c628a8c)
+        assertEquals("internevo 2023", reader.read(run(1, ""), "i.yaml", false, "internevo",
+                java.time.LocalDate.of(2023, 7, 7)).run().training().framework().label());
+        // DeepSpeed up to v0.12.3 (6ea44d0, 2023-11-10), before 2afa1c7 (2023-11-21)
+        assertEquals("deepspeed before-2023-11", reader.read(run(1, ""), "d.yaml", false, "deepspeed",
+                java.time.LocalDate.of(2023, 11, 10)).run().training().framework().label());
+    }
+
+    /** Where some versions have a since date, all but one do: the earliest, which a log older than the rest takes. */
+    @Test
+    void sinceDatesLeaveExactlyOneVersionUndatedAndAreDays() throws IOException {
+        var tree = renamedCopy("torchtitan", "titan-copy");
+        var versions = (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("versions");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) versions.get("2025-10")).remove("since");
+        Files.writeString(dir.resolve("titan-copy.json"), tree.toPrettyString());
+        SpecException e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("versions", e.field());
+        assertTrue(e.getMessage().contains("2 have none"), e.getMessage());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) versions.get("2025-10")).putObject("since")
+                .put("value", "29 Oct 2025").put("source", "5a090f2");
+        Files.writeString(dir.resolve("titan-copy.json"), tree.toPrettyString());
+        e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("versions.2025-10.since.value", e.field());
+        assertTrue(e.getMessage().contains("a day, yyyy-mm-dd"), e.getMessage());
     }
 
     @Test
