@@ -63,6 +63,9 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN) ? ""
                     : namedBy.equals(dev.trainadvisor.spec.Implementation.GIVEN_AT_DEFAULT_VERSION)
                     ? " (at the profile's default version; set training.framework_version for another)"
+                    : dev.trainadvisor.spec.Implementation.given(namedBy)
+                    ? " (" + namedBy.substring(dev.trainadvisor.spec.Implementation.GIVEN.length() + 2)
+                            + "; set training.framework_version for another)"
                     : " (named by " + namedBy + (version == null ? ""
                             : dev.trainadvisor.spec.Implementation.versionByDate(namedBy) ? CHOOSE : ", at the profile's default version" + CHOOSE)
                     + ")");

@@ -36,15 +36,32 @@ public record Implementation(Framework framework, String origin) {
      */
     public static String byLogDate(String format, java.time.LocalDate printed, String defaultVersion,
                                    java.time.LocalDate defaultBegan) {
-        return byLogFormat(format) + BY_DATE + printed + ", the log's date (the default, " + defaultVersion + ", began "
-                + defaultBegan + ")";
+        return byLogFormat(format) + dated(printed, defaultVersion, defaultBegan);
+    }
+
+    /**
+     * The origin of a framework the run file named without its version, at the version its log's date allows:
+     * "training.framework, at the version current on 2025-06-16, the log's date (the default, 2026-06, began 2026-06-09)".
+     */
+    public static String givenAtLogDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
+        return GIVEN + dated(printed, defaultVersion, defaultBegan);
+    }
+
+    private static String dated(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
+        return BY_DATE + printed + ", the log's date (the default, " + defaultVersion + ", began " + defaultBegan + ")";
     }
 
     /** Whether the version was chosen by the log's date rather than taken as the profile's default. */
     public static boolean versionByDate(String origin) { return origin != null && origin.contains(BY_DATE); }
 
     /** Whether the run file named the framework. */
-    public boolean given() { return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin); }
+    public boolean given() { return given(origin); }
+
+    /** Whether {@code origin} is that of a framework the run file named (at its version, its default or its log's day's). */
+    public static boolean given(String origin) {
+        return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin)
+                || origin != null && origin.startsWith(GIVEN + BY_DATE);
+    }
 
     /** Whether nothing named it and the default was taken. */
     public boolean defaulted() { return DEFAULT_ORIGIN.equals(origin); }

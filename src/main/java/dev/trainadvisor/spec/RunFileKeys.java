@@ -388,7 +388,8 @@ public final class RunFileKeys {
         key("training.framework", FRAMEWORKS, "the one the log's format or metrics.tflops_convention names, else generic",
                 "the framework that runs the step, a profile of knowledge-base/frameworks/: which collectives a ZeRO "
                         + "stage takes, in which dtype, hidden behind what", "megatron-core");
-        key("training.framework_version", new Version(), "the profile's default", "the framework's version where its "
+        key("training.framework_version", new Version(), "the profile's default; beside a log printed before it began, the "
+                + "version current on the log's day", "the framework's version where its "
                 + "behaviour changed (the profile lists them; docs/model.md); needs framework", "\"0.11\"",
                 "training.framework", "megatron-core");
         key("training.offload", new Section("training.offload", false), "nothing offloaded", "what the run keeps off the "

@@ -302,8 +302,13 @@ public final class SpecReader {
         String version = t.string("framework_version", null);
         if (t.has("framework")) {
             Framework named = known.find(t.requireString("framework"), version, t.file(), "training.framework");
-            return new Implementation(named, version == null && named.version() != null
-                    ? Implementation.GIVEN_AT_DEFAULT_VERSION : Implementation.GIVEN);
+            if (version != null || named.version() == null) return new Implementation(named, Implementation.GIVEN);
+            // named without its version: the default, unless the run's log was printed before it began
+            Frameworks.Profile p = known.profiles().get(named.key());
+            String v = p.versionOn(logDate);
+            return v.equals(p.defaultVersion()) ? new Implementation(named, Implementation.GIVEN_AT_DEFAULT_VERSION)
+                    : new Implementation(p.at(v), Implementation.givenAtLogDate(logDate, p.defaultVersion(),
+                    p.since().get(p.defaultVersion())));
         }
         if (version != null)
             throw t.error("framework_version", "training.framework with it (the version of which framework?)");

@@ -55,6 +55,37 @@ class FrameworkCliTest {
                 .readTree(CliTest.run("advise", example.toString()).out()).path("framework").path("named_by").asText());
     }
 
+    /**
+     * torchtitan-1.log was printed on 2025-06-16, before torchtitan's default version (2026-06, FlexAttention) began on
+     * 2026-06-09: the log, and a run file naming torchtitan without its version beside it, are read at the version
+     * current that day, and the header, standard error and named_by say why.
+     */
+    @Test
+    void aLogOlderThanTheDefaultVersionIsReadAtTheVersionOfItsDay() throws IOException {
+        Path log = Path.of("../shared/samples/logs/torchtitan-1.log");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(log), "shared samples not present");
+        String why = "at the version current on 2025-06-16, the log's date (the default, 2026-06, began 2026-06-09)";
+        CliTest.Result byLog = CliTest.run("advise", "--log", log.toString(), "--cluster", "dgx-h100", "--model",
+                "llama-3-8b", "--seq-len", "8192", "--format", "md");
+        assertEquals(Main.OK, byLog.code(), byLog.err());
+        assertTrue(byLog.out().contains("**Framework:** torchtitan before-2025-10 (named by the log's format (torchtitan), "
+                + why + "; set training.framework and training.framework_version for another)"), byLog.out());
+        assertTrue(byLog.err().contains("warning: framework torchtitan before-2025-10 taken from the log's format "
+                + "(torchtitan), " + why + " (set"), byLog.err());
+        Path run = dir.resolve("titan.yaml");
+        Files.writeString(run, """
+                cluster: dgx-h100
+                model: llama-3-8b
+                log: %s
+                training: {seq_len: 8192, micro_batch_size: 1, framework: torchtitan}
+                parallel: {zero_stage: 3}
+                """.formatted(log.toAbsolutePath()));
+        CliTest.Result named = CliTest.run("advise", run.toString(), "--format", "md");
+        assertEquals(Main.OK, named.code(), named.err());
+        assertTrue(named.out().contains("**Framework:** torchtitan before-2025-10 (" + why
+                + "; set training.framework_version for another)"), named.out());
+    }
+
     @Test
     void searchTakesTheFrameworkFromTheRunFileNotAnOptionBesideIt() {
         CliTest.Result r = CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--framework", "deepspeed");

@@ -189,6 +189,17 @@ class FrameworksTest {
             assertEquals("the log's format (torchtitan)", dflt.origin());
             assertFalse(Implementation.versionByDate(dflt.origin()));
         }
+        // a framework named without its version, beside a log of its: the same bound; with its version, as given
+        Implementation named = reader.read(run(3, ", framework: torchtitan"), "g.yaml", false, "torchtitan",
+                java.time.LocalDate.of(2025, 6, 16)).run().training().implementation();
+        assertEquals("torchtitan before-2025-10", named.framework().label());
+        assertEquals("training.framework, at the version current on 2025-06-16, the log's date (the default, 2026-06, "
+                + "began 2026-06-09)", named.origin());
+        assertTrue(named.given());
+        Implementation pinned = reader.read(run(3, ", framework: torchtitan, framework_version: '2026-06'"), "h.yaml",
+                false, "torchtitan", java.time.LocalDate.of(2025, 6, 16)).run().training().implementation();
+        assertEquals("torchtitan 2026-06", pinned.framework().label());
+        assertEquals(Implementation.GIVEN, pinned.origin());
         // a date bounds a version from above only: Megatron-DeepSpeed's default (2023, its earliest) stays in 2025
         assertEquals("2023", reader.read(run(1, ""), "m.yaml", false, "megatron-deepspeed",
                 java.time.LocalDate.of(2025, 1, 1)).run().training().framework().version());
