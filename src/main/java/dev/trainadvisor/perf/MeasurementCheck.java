@@ -24,15 +24,23 @@ public record MeasurementCheck(Kind kind, Metric metric, double measured, double
 
     public enum Kind {
         /** Observed tokens/s times the model's FLOPs per token exceed the GPU's dense peak in the run's precision. */
-        MFU_ABOVE_PEAK,
+        MFU_ABOVE_PEAK("what the hardware allows"),
         /** The step is shorter than its hardware FLOPs (with recomputation) take at the GPU's peak. */
-        STEP_BELOW_PEAK_COMPUTE,
+        STEP_BELOW_PEAK_COMPUTE("the least its FLOPs take at the GPU's peak"),
         /** The printed TFLOPS and tokens x FLOPs per token (the framework's own convention) disagree. */
-        PRINTED_TFLOPS_MISMATCH,
+        PRINTED_TFLOPS_MISMATCH("what the measured tokens/s times the framework's own FLOPs per token give"),
         /** A part of the step (forward-backward, forward + backward, the optimizer) takes longer than the step. */
-        TIMER_EXCEEDS_STEP;
+        TIMER_EXCEEDS_STEP("the step it is part of");
+
+        /** What the measured value is compared with, as "tflops_per_gpu is 0.48x ..." ends. */
+        public final String against;
+
+        Kind(String against) { this.against = against; }
 
         public String key() { return name().toLowerCase(Locale.ROOT).replace('_', '-'); }
+
+        /** The kind whose {@link #key()} is {@code key}. */
+        public static Kind of(String key) { return valueOf(key.toUpperCase(Locale.ROOT).replace('-', '_')); }
     }
 
     /** Printed TFLOPS may differ from tokens x FLOPs by rounding and warm-up averaging, not by more than a quarter. */

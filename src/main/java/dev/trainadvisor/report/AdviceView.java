@@ -174,7 +174,15 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
     public record GapView(double observedOverPredicted, double observedOverFitted, double observedStepTimeS,
                           double predictedStepTimeS, double fittedStepTimeS, double unexplainedSeconds) {}
 
-    public record CheckView(String kind, String metric, double measured, double limit, double ratio) {}
+    public record CheckView(String kind, String metric, double measured, double limit, double ratio) {
+        /**
+         * "tflops_per_gpu is 0.481x what the measured tokens/s times the framework's own FLOPs per token give": the
+         * measured value against what its check compares it with.
+         */
+        public String sentence() {
+            return metric + " is " + Fmt.ratio(ratio) + "x " + dev.trainadvisor.perf.MeasurementCheck.Kind.of(kind).against;
+        }
+    }
 
     public record DiagnosisView(String id, String title, String severity, boolean fault, double probability,
                                 double impactFraction, String explanation, List<Evidence> evidence, String rule,
@@ -248,8 +256,8 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
         RecommendationView best = recs.isEmpty() ? null : recs.get(0);
         StringBuilder s = new StringBuilder();
         if (!implausible.isEmpty()) {
-            return "The run's measurements cannot be right (" + implausible.get(0).metric() + " is "
-                    + Fmt.ratio(implausible.get(0).ratio()) + "x what the hardware allows), so the model was not fitted to them.";
+            return "The run's measurements cannot be right (" + implausible.get(0).sentence()
+                    + "), so the model was not fitted to them.";
         }
         List<String> candidates = top == null ? List.of() : candidates(top);
         if (top != null && !candidates.isEmpty()) {

@@ -43,8 +43,8 @@ public final class Fleet {
             String implausible = null;
             if (!a.implausible().isEmpty()) {
                 AdviceView.CheckView c = a.implausible().get(0);
-                implausible = c.metric() + " " + Fmt.num(c.measured()) + " against a limit of " + Fmt.num(c.limit()) + " ("
-                        + Fmt.num(c.ratio()) + "x; " + c.kind() + ")";
+                implausible = c.sentence() + " (" + Fmt.num(c.measured()) + " against " + Fmt.num(c.limit()) + "; "
+                        + c.kind() + ")";
             }
             return new Entry(a.run().path("name").asText(), file, BatchTable.row(a, file), a.prediction().tokensPerGpuPerS(),
                     a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS(),
