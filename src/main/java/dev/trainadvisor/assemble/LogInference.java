@@ -26,6 +26,8 @@ import java.util.function.Consumer;
  * Each value taken is an {@link Assumption} the advice carries, with the option that sets it:
  *
  * <ul>
+ *   <li>the sequence length, where the log prints TFLOPS in a known count and the pace they were counted from
+ *       ({@link SeqFromFlops}): the one at which the count gives the printed figure;</li>
  *   <li>tp, pp (and ep for an MoE) 1, on more than one GPU (on one there is no other value);</li>
  *   <li>recompute none; precision bf16, or fp16 on a GPU without bf16 tensor cores;</li>
  *   <li>the micro-batches, or the micro-batch size, from the global batch the log prints: global batch =
@@ -93,21 +95,50 @@ final class LogInference {
         }
 
         /**
-         * The model and the sequence length: nothing can stand in for them. Where both are missing, one message names
-         * both, so that a first try learns everything it must add at once (issue 22: the first advise --log took
-         * three tries).
+         * The model and the sequence length: nothing can stand in for the model; the sequence length only where the
+         * log's printed TFLOPS give it ({@link SeqFromFlops}). Where both are missing, one message names both, so
+         * that a first try learns everything it must add at once (issue 22: the first advise --log took three tries).
          */
         private void required() {
             if (!has("model") && !has("training.seq_len"))
                 throw new SpecException(file, "model", "a model preset or the model's fields, and the sequence length"
                         + " (training.seq_len): the " + log.format() + " log prints neither; set " + by.setBy("model")
-                        + " and " + by.setBy("training.seq_len"));
+                        + " and " + by.setBy("training.seq_len") + (printedFlops() == null ? ""
+                        : " (or " + by.setBy("model") + " alone: the TFLOPS the log prints may give the sequence length)"));
             if (!has("model"))
                 throw new SpecException(file, "model", "a model preset or the model's fields: the " + log.format()
                         + " log does not print the model's shape; set " + by.setBy("model"));
-            if (!has("training.seq_len"))
+            if (!has("training.seq_len") && !seqFromPrintedFlops())
                 throw new SpecException(file, "training.seq_len", "the sequence length: the " + log.format()
                         + " log does not print it; set " + by.setBy("training.seq_len"));
+        }
+
+        /** The count of the TFLOPS the run's metrics hold (the log's, or the user's), or null: none, or of no known count. */
+        private dev.trainadvisor.spec.FlopsConvention printedFlops() {
+            JsonNode m = t.path("metrics");
+            if (!m.path("tflops_per_gpu").isNumber() || !m.path("tflops_convention").isTextual()) return null;
+            return dev.trainadvisor.spec.FlopsConvention.parse(m.path("tflops_convention").asText());
+        }
+
+        /** The sequence length the printed TFLOPS were counted at, derived into the run; false where they give none. */
+        private boolean seqFromPrintedFlops() {
+            dev.trainadvisor.spec.FlopsConvention c = printedFlops();
+            if (c == null) return false;
+            JsonNode m = t.get("metrics");
+            ObjectNode draft = t.deepCopy();
+            JsonTrees.put(draft, "training.seq_len", json(SeqFromFlops.PLACEHOLDER));
+            RunSpec s = firstReading(draft);
+            GlobalBatch global = globalBatch(log, 0);
+            SeqFromFlops.Derived d = SeqFromFlops.derive(c, s.run().model(), s.run().training(), m.path("tflops_per_gpu").asDouble(),
+                    number(m, "tokens_per_gpu_per_s"), number(m, "step_time_s"),
+                    global == null ? 0 : global.sequences(), global == null ? null : global.said(), s.cluster().gpus());
+            if (d == null) return false;
+            derived("training.seq_len", d.tokens(), d.why());
+            return true;
+        }
+
+        private static double number(JsonNode metrics, String key) {
+            return metrics.path(key).isNumber() ? metrics.path(key).asDouble() : Double.NaN;
         }
 
         /**
@@ -115,7 +146,11 @@ final class LogInference {
          * GPUs and the data-parallel ranks; at the lowest ZeRO stage the framework runs.
          */
         private RunSpec firstReading() {
-            ObjectNode draft = t.deepCopy();
+            return firstReading(t.deepCopy());
+        }
+
+        /** {@link #firstReading()} of {@code draft}, a copy of the run's tree. */
+        private RunSpec firstReading(ObjectNode draft) {
             if (!has("training.micro_batch_size")) JsonTrees.put(draft, "training.micro_batch_size", json(1));
             if (!has("training.precision")) JsonTrees.put(draft, "training.precision", json("fp16"));
             SpecException refused = null;

@@ -24,7 +24,7 @@ public record Assumption(String field, Object value, String reason, String optio
 
     /** The line {@code advise --log} writes on standard error for it. */
     public String line() {
-        if (derived) return "note: " + field + " " + value + " = " + reason;
+        if (derived) return "note: " + field + " " + value + " = " + reason + " (set " + option + ")";
         return "warning: " + field + " not printed by the log; assumed " + value + (reason.isEmpty() ? "" : ", " + reason)
                 + " (set " + option + ")";
     }

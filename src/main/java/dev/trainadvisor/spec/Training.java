@@ -92,6 +92,12 @@ public record Training(int seqLen, int microBatchSize, int microBatches, Recompu
                 recomputeFraction, kernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation, offload, optimizerKernel);
     }
 
+    /** The same step over sequences of {@code tokens}. */
+    public Training withSeqLen(int tokens) {
+        return new Training(tokens, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,
+                recomputeFraction, attentionKernel, elementwiseKernels, cudaGraphs, fp8Recipe, implementation, offload, optimizerKernel);
+    }
+
     /** The same step with the element-wise work run by the given kernels. */
     public Training withElementwise(ElementwiseKernels kernels) {
         return new Training(seqLen, microBatchSize, microBatches, recompute, precision, gradReducePrecision, flashAttention,

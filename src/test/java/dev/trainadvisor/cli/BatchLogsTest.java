@@ -128,7 +128,15 @@ class BatchLogsTest {
         assertEquals(Main.BAD_INPUT, both.code(), both.err());
         assertTrue(both.err().startsWith("error: " + log + ": field 'model': "), both.err());
         assertTrue(both.err().contains("set --model and --seq-len"), both.err());
+        assertFalse(both.err().contains("--model alone"), "the Trainer prints no TFLOPS: " + both.err());
         CliTest.assertNoStackTrace(both.err());
+        if (Files.exists(SAMPLES.resolve("torchtitan-1.log"))) {
+            // a log that prints TFLOPS says that the model alone may do
+            CliTest.Result titan = run("advise", "--log", SAMPLES.resolve("torchtitan-1.log").toString(), "--cluster", "dgx-h100");
+            assertEquals(Main.BAD_INPUT, titan.code(), titan.err());
+            assertTrue(titan.err().contains("set --model and --seq-len (or --model alone: the TFLOPS the log prints may "
+                    + "give the sequence length)"), titan.err());
+        }
         CliTest.Result one = run("advise", "--log", log, "--cluster", "examples/logs/cluster-1xh200.yaml", "--model",
                 "examples/logs/model-tinyllama-1.1b.yaml");
         assertEquals(Main.BAD_INPUT, one.code(), one.err());
@@ -212,6 +220,34 @@ class BatchLogsTest {
         assertTrue(highIds(new ObjectMapper().readTree(zero.out())).contains("memory-overflow"),
                 "llama-3-8b with unsharded Adam states does not fit 80 GB: the guess is what changed");
         assertFalse(zero.err().contains("parallel.zero_stage"), "a value given is not assumed: " + zero.err());
+    }
+
+    /**
+     * A log that prints TFLOPS in a known count and the pace they were counted from gives its sequence length
+     * (assemble.SeqFromFlops): megatron-1.log's 2048 (its step and global batch) and torchtitan-1.log's 8192 (its tps),
+     * the values the runs used (perf.FlopsTest reproduces every printed line with them). Derived, each is listed with
+     * --seq-len, and the advice is the one given them.
+     */
+    @Test
+    void theSequenceLengthComesFromThePrintedTflops() throws Exception {
+        for (int i : new int[]{1, 2}) {
+            assumeTrue(Files.exists(SAMPLES.resolve(RAN[i][0])));
+            java.util.List<String> without = new java.util.ArrayList<>(java.util.List.of(RAN[i]));
+            int at = without.indexOf("--seq-len");
+            String seq = without.get(at + 1);
+            without.subList(at, at + 2).clear();
+            CliTest.Result derived = run(advise(without.toArray(String[]::new)));
+            assertEquals(Main.OK, derived.code(), derived.err());
+            JsonNode a = new ObjectMapper().readTree(derived.out()), given = new ObjectMapper().readTree(run(advise(RAN[i])).out());
+            assertEquals(Integer.parseInt(seq), a.path("run").path("training").path("seq_len").asInt());
+            JsonNode assumed = a.path("assumed").get(0);
+            assertEquals("training.seq_len", assumed.path("field").asText());
+            assertEquals("--seq-len", assumed.path("option").asText());
+            assertTrue(assumed.path("why").asText().startsWith("derived: the sequence length at which the "), assumed.toString());
+            assertTrue(derived.err().contains("note: training.seq_len " + seq + " = the sequence length at which"), derived.err());
+            for (String k : new String[]{"run", "diagnoses", "recommendations", "fit", "observed"})
+                assertEquals(given.path(k), a.path(k), RAN[i][0] + ": " + k);
+        }
     }
 
     /** Megatron prints the global batch, not the micro-batches: 128 sequences / (micro-batch 1 x dp 16) = 8 a step. */
