@@ -23,9 +23,13 @@ import java.util.function.IntToDoubleFunction;
  *       of torchtitan's Llama 3 8B count at 8192 tokens: 0.45%, 37 tokens).</li>
  * </ul>
  *
- * The solution is taken where it lies within a quarter of {@link #QUANTUM} tokens of a multiple of it (pretraining's
- * sequence lengths are: 2048, 4096, 8192, 32768); elsewhere the figures do not pin a sequence length a run would use
- * (another model, another count, an average over other steps) and nothing is derived: the user is asked.
+ * The solution is taken where it lies within {@link #TOLERANCE} of a customary sequence length, a power of two or
+ * three times one (3072, 6144), from 128 tokens ({@link #customary}: the 303 published runs of
+ * knowledge-base/reference-runs train at 512 to 1,048,576 tokens, every one a power of two); elsewhere the figures do not pin a sequence length a run would use (another
+ * model, another count, an average over other steps) and nothing is derived: the user is asked. Customary lengths
+ * lie about 0.5 and 0.4 of an octave apart, so a wrong model, whose solution falls anywhere, lands within 0.5% of one
+ * about once in 35 tries (2 x 2 x 0.5% / ln 2), where it would land within a quarter of 128 tokens of a multiple of
+ * 128 once in four.
  */
 final class SeqFromFlops {
     private SeqFromFlops() {}
@@ -33,8 +37,20 @@ final class SeqFromFlops {
     /** The sequence length a draft of the run is read with before the derived one is known; it changes nothing derived. */
     static final int PLACEHOLDER = 2048;
 
-    /** Sequence lengths are multiples of 128 tokens (Megatron pads its vocabulary to 128 for the same GEMM shapes). */
-    static final int QUANTUM = 128;
+    /**
+     * How near a customary length the solution must lie: 0.5%, ten times what the printed figures' rounding moves it
+     * (torchtitan-1.log's medians solve to 8190.3 tokens, megatron-1.log's to 2048.0).
+     */
+    static final double TOLERANCE = 0.005;
+
+    /** The customary sequence length nearest {@code tokens} (relative distance): 2^k or 3 x 2^k, from 128 to {@link #MAX}. */
+    static int customary(double tokens) {
+        int best = 128;
+        for (int p = 128; p <= MAX; p *= 2)
+            for (int c : new int[]{p, p / 2 * 3})
+                if (c <= MAX && Math.abs(Math.log(tokens / c)) < Math.abs(Math.log(tokens / best))) best = c;
+        return best;
+    }
 
     /** The longest sequence derived: 2^21 tokens, beyond every context length a published run trained at. */
     static final int MAX = 1 << 21;
@@ -63,8 +79,8 @@ final class SeqFromFlops {
         }
         double glo = g.applyAsDouble(lo), ghi = g.applyAsDouble(hi);
         double exact = lo + (target - glo) / (ghi - glo);
-        int tokens = (int) Math.max(QUANTUM, Math.round(exact / QUANTUM) * QUANTUM);
-        if (Math.abs(exact - tokens) > QUANTUM / 4.0) return null;
+        int tokens = customary(exact);
+        if (Math.abs(exact / tokens - 1) > TOLERANCE) return null;
         String count = c.key + " count of " + model.name();
         String why = byStep
                 ? String.format(Locale.ROOT, "the sequence length at which the %s gives the printed %.4g TFLOPS a GPU for "

@@ -38,11 +38,27 @@ class SeqFromFlopsTest {
         // s/h is 0.5 of the bracket's 12.37), so S = 2048 x (231.9 / 231.9516)^(1 / 1.04) = 2047.56
         assertEquals(2048 * Math.pow(231.9 / 231.9516, 1 / 1.0404), d.exact(), 0.05);
         assertTrue(d.why().contains("megatron-legacy count of mixtral-8x7b gives the printed 231.9 TFLOPS"), d.why());
-        // a figure that lies between multiples of 128 tokens pins none: the step 3% longer reads 2109 tokens
+        // a figure that lies between customary lengths pins none: the step 3% longer reads 2109 tokens
         assertNull(SeqFromFlops.derive(FlopsConvention.MEGATRON_LEGACY, m, t, 231.9 * 1.03, Double.NaN, 5.6301, 128, "", 16));
         // a count the figures contradict, and no pace at all, pin none
         assertNull(SeqFromFlops.derive(FlopsConvention.MEGATRON_LEGACY, m, t, 1e-6, Double.NaN, 5.6301, 128, "", 16));
         assertNull(SeqFromFlops.derive(FlopsConvention.MEGATRON_LEGACY, m, t, 231.9, Double.NaN, Double.NaN, 0, null, 16));
+    }
+
+    /**
+     * A wrong model solves to a length no run uses: internlm-4.log (InternLM-20B, 127.0 TFLOPS at 1025 tokens/GPU/s)
+     * read as InternLM-7B needs 52,628 tokens a sequence, which is a multiple of 128 within 20 tokens but 7% from the
+     * nearest customary length (49152): nothing is derived.
+     */
+    @Test
+    void aLengthNoRunUsesIsNotDerived() {
+        RunSpec s = run("internlm-7b");
+        assertNull(SeqFromFlops.derive(FlopsConvention.INTERNEVO, s.run().model(), s.run().training(), 127.0, 1025,
+                Double.NaN, 0, null, 8));
+        assertEquals(49152, SeqFromFlops.customary(52628));
+        assertEquals(2048, SeqFromFlops.customary(2047.6));
+        assertEquals(3072, SeqFromFlops.customary(3000));
+        assertEquals(128, SeqFromFlops.customary(10));
     }
 
     @Test
