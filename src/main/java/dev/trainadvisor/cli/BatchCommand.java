@@ -235,6 +235,18 @@ final class BatchCommand implements Callable<Integer> {
     }
 
     /**
+     * One line after the errors of the logs nothing describes (a folder of logs given as it was kept): what to write,
+     * once, rather than only an error a log.
+     */
+    static String hint(List<Path> undescribed, boolean runsFile) {
+        Path dir = undescribed.get(0).toAbsolutePath().getParent();
+        String file = dir == null ? RUNS_FILE : dir.resolve(RUNS_FILE).toString();
+        return "hint: " + undescribed.size() + " training log(s) that no run file describes: " + (runsFile ? "add an entry for "
+                + "each to " : "write ") + file + ", each log's file name with the cluster, model and layout that produced it, "
+                + "on top of defaults (examples/runs/runs.yaml shows one; docs/logs.md); advise --log LOG tries one alone";
+    }
+
+    /**
      * Run files, and the training logs of the folder joined to the run file that names them with {@code log:}, else to
      * the run file of the same stem, else to their entry in runs.yaml; a log none of these describes is a failure. Files
      * that are neither (recognised by content), folders, pipes and empty files are skipped with the reason; so are the
@@ -325,6 +337,7 @@ final class BatchCommand implements Callable<Integer> {
             if (joined) logsTaken.add(log);
             items.add(new Item(f.getFileName().toString(), f, null, joined ? log : null));
         }
+        List<Path> undescribed = new ArrayList<>();
         for (Path f : logs) {
             if (logsTaken.contains(f)) continue;
             String name = f.getFileName().toString();
@@ -332,6 +345,7 @@ final class BatchCommand implements Callable<Integer> {
             if (entry == null || !entry.isObject()) {
                 failures.add(name, f + ": a run file of the same stem (" + stem(f) + ".yaml), a run file naming it with log:, "
                         + "or an entry '" + name + "' in " + RUNS_FILE + " saying which cluster, model and layout produced this log");
+                undescribed.add(f);
                 continue;
             }
             ObjectNode tree = runs.has("defaults") && runs.get("defaults").isObject()
@@ -341,6 +355,7 @@ final class BatchCommand implements Callable<Integer> {
             tree.put("log", f.toAbsolutePath().toString());
             items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
         }
+        if (!undescribed.isEmpty()) failures.err().println(hint(undescribed, runs != null));
         items.sort(java.util.Comparator.comparing(Item::name));
         skipped.sort(java.util.Comparator.comparing(Fleet.Skipped::file));
     }

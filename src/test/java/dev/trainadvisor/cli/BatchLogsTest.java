@@ -250,6 +250,35 @@ class BatchLogsTest {
         }
     }
 
+    /**
+     * A folder of logs as they were kept, nothing describing them: an error a log, and one line saying what to write;
+     * with a runs.yaml that describes some, what to add.
+     */
+    @Test
+    void aFolderOfUndescribedLogsSaysWhatToWriteOnce(@TempDir Path dir) throws Exception {
+        Path logs = dir.resolve("kept");
+        Files.createDirectories(logs);
+        for (String n : new String[]{"a.log", "b.log", "c.log"})
+            Files.copy(Path.of("examples/logs/tinyllama-h200-trainer.log"), logs.resolve(n));
+        CliTest.Result r = run("batch", logs.toString(), "--format", "csv");
+        assertEquals(Main.BAD_INPUT, r.code(), r.err());
+        assertEquals(3, r.err().lines().filter(l -> l.startsWith("error: ")).count(), r.err());
+        java.util.List<String> hints = r.err().lines().filter(l -> l.startsWith("hint: ")).toList();
+        assertEquals(java.util.List.of("hint: 3 training log(s) that no run file describes: write "
+                + logs.toAbsolutePath().resolve("runs.yaml") + ", each log's file name with the cluster, model and layout "
+                + "that produced it, on top of defaults (examples/runs/runs.yaml shows one; docs/logs.md); advise --log LOG "
+                + "tries one alone"), hints);
+        // examples/runs/runs.yaml's defaults, which describe the same Trainer run
+        String defaults = Files.readString(Path.of("examples/runs/runs.yaml"));
+        defaults = defaults.substring(defaults.indexOf("defaults:"), defaults.indexOf("# bf16, SDPA"));
+        Files.writeString(logs.resolve("runs.yaml"), defaults + "a.log: {}\n");
+        CliTest.Result some = run("batch", logs.toString(), "--format", "csv");
+        assertEquals(Main.BAD_INPUT, some.code(), some.err());
+        assertTrue(some.err().contains("hint: 2 training log(s) that no run file describes: add an entry for each to "
+                + logs.toAbsolutePath().resolve("runs.yaml")), some.err());
+        assertEquals(2, some.out().lines().count(), "the header and a.log's row: " + some.out());
+    }
+
     /** Megatron prints the global batch, not the micro-batches: 128 sequences / (micro-batch 1 x dp 16) = 8 a step. */
     @Test
     void theMicroBatchesComeFromTheGlobalBatchTheLogPrints() throws Exception {
