@@ -62,6 +62,10 @@ final class CommonOptions {
 
         /** A preset name stays a name (the reader resolves it); an existing file is read as the object itself. */
         private static JsonNode presetOrFile(String value, boolean cluster) {
+            if (!isFile(value) && dev.trainadvisor.spec.Presets.looksLikeAFile(value))
+                throw new SpecException(cluster ? "--cluster" : "--model", null, "a preset or a JSON/YAML file of the "
+                        + (cluster ? "cluster" : "model") + "'s fields; no file is at '" + value + "'"
+                        + (Files.isDirectory(Path.of(value)) ? " (a folder)" : ""));
             if (isFile(value)) {
                 JsonNode n = SpecReader.parse(Path.of(value));
                 if (!n.isObject())

@@ -48,6 +48,12 @@ public final class Presets {
     }
 
     /** The preset {@code name} (matched as written, then normalized), or an error naming the file, field and nearest presets. */
+    /** A name no preset has and a path has: a folder in it, or a JSON or YAML file's extension. */
+    public static boolean looksLikeAFile(String name) {
+        String n = name.toLowerCase(java.util.Locale.ROOT);
+        return n.contains("/") || n.contains("\\") || n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json");
+    }
+
     public static JsonNode find(Map<String, JsonNode> presets, String name, String what, String file, String field) {
         JsonNode exact = presets.get(name);   // as written back by SpecWriter: no need to normalize every key
         if (exact != null) return exact;
@@ -55,6 +61,10 @@ public final class Presets {
         for (Map.Entry<String, JsonNode> e : presets.entrySet()) {
             if (Names.normalize(e.getKey()).equals(k)) return e.getValue();
         }
+        if (looksLikeAFile(name))
+            throw new SpecException(file, field, "a known " + what + " preset, or the " + what + "'s fields written here; got '"
+                    + name + "', a file's name: a run file holds the fields themselves (copy them here), and --" + what
+                    + " reads a file only where one is at that path");
         throw new SpecException(file, field, "a known " + what + " preset, got '" + name + "'; nearest known: "
                 + Names.nearest(name, presets.keySet(), 3));
     }

@@ -50,6 +50,26 @@ class LogOptionErrorsTest {
         assertTrue(r.err().startsWith("error: --model: a known model preset, got 'llama-2-7c'; nearest known: llama-2-7b"), r.err());
     }
 
+    /** A path with no file at it is not an unknown preset: the option says no file is there (a typo in its name). */
+    @Test
+    void aFileThatIsNotThereIsSaidToBeMissing() {
+        refused("error: --cluster: a preset or a JSON/YAML file of the cluster's fields; no file is at "
+                + "'examples/logs/cluster-1xh200.yml'", advise("--cluster", "examples/logs/cluster-1xh200.yml", "--model", MODEL));
+        refused("error: --model: a preset or a JSON/YAML file of the model's fields; no file is at 'examples/logs' (a folder)",
+                advise("--cluster", CLUSTER, "--model", "examples/logs"));
+    }
+
+    /** A run file holds its model's fields; one that names a file for them is told so, not offered presets. */
+    @Test
+    void aRunFileThatNamesAModelFileIsToldToHoldItsFields() throws Exception {
+        Path run = tmp.resolve("run.yaml");
+        Files.writeString(run, "cluster: dgx-h100\nmodel: " + MODEL + "\ntraining: {seq_len: 2048, micro_batch_size: 1}\n");
+        CliAccess.Result r = CliAccess.run("advise", run.toString());
+        refused("error: " + run + ": field 'model': a known model preset, or the model's fields written here; got '" + MODEL
+                + "', a file's name: a run file holds the fields themselves (copy them here), and --model reads a file only "
+                + "where one is at that path", r);
+    }
+
     @Test
     void aClusterOrModelFilesOwnFieldNamesTheFile() throws Exception {
         Path cluster = tmp.resolve("cluster.yaml");
