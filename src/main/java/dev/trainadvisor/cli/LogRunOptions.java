@@ -41,7 +41,8 @@ final class LogRunOptions {
     /** The training settings: what a step processes and which kernels run it. */
     static final class Run extends CommonOptions.FrameworkChoice {
         @Option(names = "--seq-len", paramLabel = "TOKENS", order = 10,
-                description = "tokens a sequence (default: the log's; required where it prints none)")
+                description = "tokens a sequence (default: the log's, else the one its printed TFLOPS were counted at; "
+                        + "required where it gives neither)")
         Integer seqLen;
 
         @Option(names = "--micro-batch-size", paramLabel = "N", order = 11, description = "sequences a micro-batch (default: "
