@@ -368,12 +368,19 @@ public final class Frameworks {
         return new Framework.Fact<>(t, source, f.string("flag", null), f.string("to_measure", null));
     }
 
-    /** A day, {@code yyyy-mm-dd}. */
+    /**
+     * A day, {@code yyyy-mm-dd}: read by hand, as {@code LocalDate.parse} would first build java.time's formatters, a
+     * cost every command's start would pay for a few dates.
+     */
     private static java.time.LocalDate day(JsonNode n) {
-        try {
-            if (n.isTextual()) return java.time.LocalDate.parse(n.asText());
-        } catch (java.time.format.DateTimeParseException e) {
-            // reported below
+        String s = n.isTextual() ? n.asText() : "";
+        if (s.length() == 10 && s.charAt(4) == '-' && s.charAt(7) == '-') {
+            try {
+                return java.time.LocalDate.of(Integer.parseInt(s.substring(0, 4)), Integer.parseInt(s.substring(5, 7)),
+                        Integer.parseInt(s.substring(8, 10)));
+            } catch (NumberFormatException | java.time.DateTimeException e) {
+                // reported below
+            }
         }
         throw new IllegalArgumentException("a day, yyyy-mm-dd");
     }
