@@ -166,8 +166,8 @@ public final class Explanations {
             }
         }
         return e.text(" so the run is not fitted and the advice reasons on the catalogue prediction. Check the units of the"
-                + " log's numbers, which steps and ranks they average over, and tokens per step (micro-batch size, micro-batches,"
-                + " sequence length).");
+                + " log's numbers, which steps and ranks they average over, and what the run is said to be where the log does"
+                + " not print it: the model, the GPUs, tokens per step (micro-batch size, micro-batches, sequence length).");
     }
 
     public static Explain flopsAccounting(ObservationFact o) {
