@@ -7,6 +7,7 @@ import dev.trainadvisor.input.SpecException;
 import dev.trainadvisor.perf.MemoryEstimate;
 import dev.trainadvisor.perf.StepModel;
 import dev.trainadvisor.spec.Assumption;
+import dev.trainadvisor.spec.FlopsConvention;
 import dev.trainadvisor.spec.JsonTrees;
 import dev.trainadvisor.spec.Metric;
 import dev.trainadvisor.spec.Precision;
@@ -114,15 +115,15 @@ final class LogInference {
         }
 
         /** The count of the TFLOPS the run's metrics hold (the log's, or the user's), or null: none, or of no known count. */
-        private dev.trainadvisor.spec.FlopsConvention printedFlops() {
+        private FlopsConvention printedFlops() {
             JsonNode m = t.path("metrics");
             if (!m.path("tflops_per_gpu").isNumber() || !m.path("tflops_convention").isTextual()) return null;
-            return dev.trainadvisor.spec.FlopsConvention.parse(m.path("tflops_convention").asText());
+            return FlopsConvention.parse(m.path("tflops_convention").asText());
         }
 
         /** The sequence length the printed TFLOPS were counted at, derived into the run; false where they give none. */
         private boolean seqFromPrintedFlops() {
-            dev.trainadvisor.spec.FlopsConvention c = printedFlops();
+            FlopsConvention c = printedFlops();
             if (c == null) return false;
             JsonNode m = t.get("metrics");
             ObjectNode draft = t.deepCopy();
