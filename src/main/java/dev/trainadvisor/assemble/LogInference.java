@@ -111,7 +111,9 @@ final class LogInference {
                         + " log does not print the model's shape; set " + by.setBy("model"));
             if (!has("training.seq_len") && !seqFromPrintedFlops())
                 throw new SpecException(file, "training.seq_len", "the sequence length: the " + log.format()
-                        + " log does not print it; set " + by.setBy("training.seq_len"));
+                        + " log does not print it" + (printedFlops() == null ? ""
+                        : ", and the TFLOPS it prints are those of no customary length (a power of two, or three times one)"
+                        + " in its count of this model (is the model the run's?)") + "; set " + by.setBy("training.seq_len"));
         }
 
         /** The count of the TFLOPS the run's metrics hold (the log's, or the user's), or null: none, or of no known count. */

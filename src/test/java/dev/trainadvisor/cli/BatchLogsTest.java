@@ -136,6 +136,14 @@ class BatchLogsTest {
             assertEquals(Main.BAD_INPUT, titan.code(), titan.err());
             assertTrue(titan.err().contains("set --model and --seq-len (or --model alone: the TFLOPS the log prints may "
                     + "give the sequence length)"), titan.err());
+            // torchtitan-2.log is a tiny model's: 0.52 TFLOPS at 7282 tokens/s are 71 MFLOPs a token, below any length of
+            // Llama 3 8B, and the message asks whether the model is the run's
+            CliTest.Result tiny = run("advise", "--log", SAMPLES.resolve("torchtitan-2.log").toString(), "--cluster",
+                    "dgx-h100", "--model", "llama-3-8b");
+            assertEquals(Main.BAD_INPUT, tiny.code(), tiny.err());
+            assertTrue(tiny.err().contains("field 'training.seq_len': the sequence length: the torchtitan log does not "
+                    + "print it, and the TFLOPS it prints are those of no customary length (a power of two, or three times "
+                    + "one) in its count of this model (is the model the run's?); set --seq-len"), tiny.err());
         }
         CliTest.Result one = run("advise", "--log", log, "--cluster", "examples/logs/cluster-1xh200.yaml", "--model",
                 "examples/logs/model-tinyllama-1.1b.yaml");
