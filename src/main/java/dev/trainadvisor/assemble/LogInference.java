@@ -159,7 +159,7 @@ final class LogInference {
             SpecException refused = null;
             for (int stage = 0; stage <= 3; stage++) {
                 try {
-                    return reader.read(draft, file, fromTopology, log.format(), log.printedOn());
+                    return reader.read(draft, file, fromTopology, log.format(), log.printedOn(), log.release());
                 } catch (SpecException e) {
                     // a framework that does not run ZeRO 0 (FSDP only): the first stage it runs
                     if (has("parallel.zero_stage") || !"parallel.zero_stage".equals(e.field())) throw e;
@@ -243,7 +243,7 @@ final class LogInference {
                 JsonTrees.put(trial, "parallel.zero_stage", json(stage));
                 RunSpec s;
                 try {
-                    s = reader.read(trial, file, fromTopology, log.format(), log.printedOn());
+                    s = reader.read(trial, file, fromTopology, log.format(), log.printedOn(), log.release());
                 } catch (SpecException e) {
                     if ("parallel.zero_stage".equals(e.field())) continue;   // a stage the framework does not run
                     throw e;

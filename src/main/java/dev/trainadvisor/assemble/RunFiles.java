@@ -149,7 +149,7 @@ public final class RunFiles {
         List<Assumption> assumed = log == null ? List.of()
                 : LogInference.infer(t, log, file, topology != null, by, notes);
         RunSpec spec = new SpecReader().read(t, file, topology != null, log == null ? null : log.format(),
-                log == null ? null : log.printedOn());
+                log == null ? null : log.printedOn(), log == null ? null : log.release());
         if (topology != null) checkTopology(topology, spec.cluster(), file);
         return log == null ? spec : spec.withHistory(log.history()).withAssumed(assumed);
     }

@@ -91,7 +91,7 @@ final class AdviseCommand implements Callable<Integer> {
             // named by the log or the TFLOPS' convention: at its profile's default version, if it has versions, or at the
             // one the log's date allows
             boolean versioned = impl.framework().version() != null;
-            boolean dated = dev.trainadvisor.spec.Implementation.versionByDate(impl.origin());
+            boolean dated = dev.trainadvisor.spec.Implementation.versionByLog(impl.origin());
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
                     + impl.origin() + (versioned && !dated ? ", at its profile's default version" : "")
                     + " (set training.framework, or --framework with --log, to choose another"

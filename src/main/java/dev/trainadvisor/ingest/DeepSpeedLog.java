@@ -132,6 +132,26 @@ public final class DeepSpeedLog extends GuardedLogParser {
         return r.build();
     }
 
+    /**
+     * What deepspeed.initialize prints on rank 0 before anything else, in every release since 2020 (deepspeed/__init__.py:
+     * {@code log_dist("DeepSpeed info: version={}, git-hash={}, git-branch={}".format(__version__, ...), ranks=[0])}):
+     * the DeepSpeed release that runs, which chooses its profile's version (knowledge-base/frameworks/deepspeed.json,
+     * each version's from_release).
+     */
+    static final String RELEASE_LINE = "DeepSpeed info: version=";
+
+    /** The key of the DeepSpeed release in {@link ParsedLog#extra()}. */
+    public static final String RELEASE = "deepspeed_version";
+
+    /** The release printed at {@code at}: digits and dots up to the comma ("0.12.4", "0.14.1+3dd3d514" gives 0.14.1), or null. */
+    static String release(String s, int at) {
+        int end = at;
+        while (end < s.length() && (Character.isDigit(s.charAt(end)) || s.charAt(end) == '.')) end++;
+        String v = s.substring(at, end);
+        while (v.endsWith(".")) v = v.substring(0, v.length() - 1);
+        return v.isEmpty() || !Character.isDigit(v.charAt(0)) ? null : v;
+    }
+
     private static final String MICRO_FWD = "\u0000ds-micro-fwd", MICRO_BWD = "\u0000ds-micro-bwd",
             MICRO_OPT = "\u0000ds-micro-opt";
 
@@ -161,6 +181,12 @@ public final class DeepSpeedLog extends GuardedLogParser {
         /** One line; true when it is DeepSpeed's (Megatron-DeepSpeed's reader need not see it). */
         boolean line(String line) {
             String s = line.strip();
+            int info = s.indexOf(RELEASE_LINE);
+            if (info >= 0) {
+                String release = release(s, info + RELEASE_LINE.length());
+                if (release != null) r.extra.putIfAbsent(RELEASE, release);
+                return true;
+            }
             if (isProfilerHeader(s)) {
                 inProfile = true;
                 return true;

@@ -57,6 +57,14 @@ public record ParsedLog(String format, int steps, int steadySteps, Map<String, D
         this(format, steps, steadySteps, metrics, tflopsConvention, config, extra, warnings, history, null);
     }
 
+    /**
+     * The release of its framework's package the log states (DeepSpeed's {@code DeepSpeed info: version=}, kept in
+     * {@link #extra()}), or null: it chooses the framework's version where its profile tells versions apart by release.
+     */
+    public String release() {
+        return extra.get(DeepSpeedLog.RELEASE) instanceof String s ? s : null;
+    }
+
     /** Ends the warning that counts the printed values a log's parser dropped as no measurement (StepSeries.putPositive). */
     public static final String DROPPED = "dropped as no measurement";
 

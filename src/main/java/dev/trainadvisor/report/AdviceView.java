@@ -67,7 +67,7 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
                     ? " (" + namedBy.substring(dev.trainadvisor.spec.Implementation.GIVEN.length() + 2)
                             + "; set training.framework_version for another)"
                     : " (named by " + namedBy + (version == null ? ""
-                            : dev.trainadvisor.spec.Implementation.versionByDate(namedBy) ? CHOOSE : ", at the profile's default version" + CHOOSE)
+                            : dev.trainadvisor.spec.Implementation.versionByLog(namedBy) ? CHOOSE : ", at the profile's default version" + CHOOSE)
                     + ")");
         }
 

@@ -33,11 +33,32 @@ public final class Frameworks {
 
     /**
      * A framework at each of its versions; {@code since}: the day each dated version began (a version's
-     * {@code since} fact in its profile), the undated one being the earliest.
+     * {@code since} fact in its profile), the undated one being the earliest; {@code fromRelease}: the first release of
+     * the framework's package with each version's behaviour (its {@code from_release} fact), the one without being
+     * the earliest.
      */
     public record Profile(String key, List<String> aliases, String defaultVersion, Map<String, Framework> versions,
-                          Map<String, java.time.LocalDate> since) {
+                          Map<String, java.time.LocalDate> since, Map<String, String> fromRelease) {
         public Framework at(String version) { return versions.get(version == null ? defaultVersion : version); }
+
+        /**
+         * The version a log that states its package's {@code release} ran (DeepSpeed's "DeepSpeed info: version="):
+         * the one whose from_release is the latest not after it, else the one without; null where the log states
+         * none or the profile's versions are not told apart by release.
+         */
+        public String versionOfRelease(String release) {
+            if (release == null || fromRelease.isEmpty()) return null;
+            String best = null, bestFrom = null, without = null;
+            for (String v : versions.keySet()) {
+                String from = fromRelease.get(v);
+                if (from == null) without = v;
+                else if (compareReleases(from, release) <= 0 && (bestFrom == null || compareReleases(from, bestFrom) > 0)) {
+                    best = v;
+                    bestFrom = from;
+                }
+            }
+            return best != null ? best : without;
+        }
 
         /**
          * The version that can have run a log printed on {@code date} (null: a log without a date): the default, unless
@@ -165,7 +186,17 @@ public final class Frameworks {
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
             "calls", "overlapped_calls", "backward_gather", "notes");
     private static final Set<String> FACT = Set.of("value", "source", "flag", "to_measure", "note", "notes");
-    private static final Set<String> VERSION = Set.of("description", "since", "facts");
+    private static final Set<String> VERSION = Set.of("description", "since", "from_release", "facts");
+
+    /** Releases compared number by number ("0.12.4" before "0.12.10"; a missing number is 0). */
+    static int compareReleases(String a, String b) {
+        String[] x = a.split("\\."), y = b.split("\\.");
+        for (int i = 0; i < Math.max(x.length, y.length); i++) {
+            long p = i < x.length ? Long.parseLong(x[i]) : 0, q = i < y.length ? Long.parseLong(y[i]) : 0;
+            if (p != q) return Long.compare(p, q);
+        }
+        return 0;
+    }
 
     private static void add(Map<String, Profile> m, JsonNode raw, String file) {
         Fields top = new Fields(file, "", raw);
@@ -176,6 +207,7 @@ public final class Frameworks {
         for (JsonNode a : raw.path("aliases")) aliases.add(a.asText().toLowerCase(Locale.ROOT));
         Map<String, Framework> versions = new LinkedHashMap<>();
         Map<String, java.time.LocalDate> since = new TreeMap<>();
+        Map<String, String> fromRelease = new TreeMap<>();
         String dflt = top.string("default_version", null);
         JsonNode vs = raw.path("versions");
         if (vs.isObject() && vs.size() > 0) {
@@ -192,7 +224,16 @@ public final class Frameworks {
                 versions.put(e.getKey(), read(merged, file, e.getKey(), v.string("description", "")));
                 Framework.Fact<java.time.LocalDate> began = fact(v, "since", Frameworks::day, false);
                 if (began != null) since.put(e.getKey(), began.value());
+                Framework.Fact<String> first = fact(v, "from_release", n -> {
+                    if (!n.isTextual() || !n.asText().matches("[0-9]{1,9}(\\.[0-9]{1,9}){0,3}"))
+                        throw new IllegalArgumentException("a release, numbers joined by dots (0.12.4)");
+                    return n.asText();
+                }, false);
+                if (first != null) fromRelease.put(e.getKey(), first.value());
             }
+            if (!fromRelease.isEmpty() && versions.size() - fromRelease.size() != 1)
+                throw top.error("versions", "one version without a from_release (the earliest) where the others have one, "
+                        + "so that a release always finds a version; " + (versions.size() - fromRelease.size()) + " have none");
             if (!since.isEmpty() && versions.size() - since.size() != 1)
                 throw top.error("versions", "one version without a since date (the earliest) where the others have one, "
                         + "so that a log's date always finds a version; " + (versions.size() - since.size()) + " have none");
@@ -201,7 +242,7 @@ public final class Frameworks {
             versions.put(null, read(raw, file, null, ""));
         }
         m.put(key, new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions),
-                Collections.unmodifiableMap(since)));
+                Collections.unmodifiableMap(since), Collections.unmodifiableMap(fromRelease)));
     }
 
     private static String names(JsonNode obj) {

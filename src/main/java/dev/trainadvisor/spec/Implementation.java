@@ -30,29 +30,25 @@ public record Implementation(Framework framework, String origin) {
     /** What an origin adds where the log's date chose the version ({@link Frameworks.Profile#versionOn}). */
     public static final String BY_DATE = ", at the version current on ";
 
-    /**
-     * The origin of a framework a log's format named at the version its date allows: "the log's format (torchtitan), at
-     * the version current on 2025-06-16, the log's date (the default, 2026-06, began 2026-06-09)".
-     */
-    public static String byLogDate(String format, java.time.LocalDate printed, String defaultVersion,
-                                   java.time.LocalDate defaultBegan) {
-        return byLogFormat(format) + dated(printed, defaultVersion, defaultBegan);
-    }
+
+    /** What an origin adds where the release the log states chose the version ({@link Frameworks.Profile#versionOfRelease}). */
+    public static final String BY_RELEASE = ", at the version of release ";
+
+    /** What an origin adds where {@code release}, stated by the log, chose the version: ", at the version of release 0.10.3, which the log states". */
+    public static String byRelease(String release) { return BY_RELEASE + release + ", which the log states"; }
 
     /**
-     * The origin of a framework the run file named without its version, at the version its log's date allows:
-     * "training.framework, at the version current on 2025-06-16, the log's date (the default, 2026-06, began 2026-06-09)".
+     * What an origin adds where the log's day chose the version: ", at the version current on 2025-06-16, the log's date
+     * (the default, 2026-06, began 2026-06-09)", after "the log's format (torchtitan)" or "training.framework".
      */
-    public static String givenAtLogDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
-        return GIVEN + dated(printed, defaultVersion, defaultBegan);
-    }
-
-    private static String dated(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
+    public static String byDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
         return BY_DATE + printed + ", the log's date (the default, " + defaultVersion + ", began " + defaultBegan + ")";
     }
 
-    /** Whether the version was chosen by the log's date rather than taken as the profile's default. */
-    public static boolean versionByDate(String origin) { return origin != null && origin.contains(BY_DATE); }
+    /** Whether the version was chosen by the log (its date or the release it states) rather than taken as the default. */
+    public static boolean versionByLog(String origin) {
+        return origin != null && (origin.contains(BY_DATE) || origin.contains(BY_RELEASE));
+    }
 
     /** Whether the run file named the framework. */
     public boolean given() { return given(origin); }
@@ -60,7 +56,7 @@ public record Implementation(Framework framework, String origin) {
     /** Whether {@code origin} is that of a framework the run file named (at its version, its default or its log's day's). */
     public static boolean given(String origin) {
         return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin)
-                || origin != null && origin.startsWith(GIVEN + BY_DATE);
+                || origin != null && (origin.startsWith(GIVEN + BY_DATE) || origin.startsWith(GIVEN + BY_RELEASE));
     }
 
     /** Whether nothing named it and the default was taken. */

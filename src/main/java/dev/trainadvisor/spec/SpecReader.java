@@ -268,6 +268,16 @@ public final class SpecReader {
      */
     public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology, String logFormat,
                         java.time.LocalDate logDate) {
+        return read(tree, file, gpuPathFromTopology, logFormat, logDate, null);
+    }
+
+    /**
+     * As {@link #read(JsonNode, String, boolean, String, java.time.LocalDate)}, for a log that states the release of
+     * its framework's package ({@code logRelease}, DeepSpeed's), which chooses the version where the profile tells
+     * its versions apart by release.
+     */
+    public RunSpec read(JsonNode tree, String file, boolean gpuPathFromTopology, String logFormat,
+                        java.time.LocalDate logDate, String logRelease) {
         Fields top = new Fields(file, "", tree);
         top.allowOnly(TOP);
         for (String key : new java.util.TreeSet<>(NAMED_FILES))
@@ -281,7 +291,7 @@ public final class SpecReader {
         Model model = model(top);
         Fields t = top.object("training");
         RunFile.TrainingPart trainingPart = training(t);
-        Implementation impl = implementation(t, top.object("metrics"), logFormat, logDate);
+        Implementation impl = implementation(t, top.object("metrics"), logFormat, logDate, logRelease);
         trainingPart = trainingPart.with(impl);
         Measurements measured = metrics(top.object("metrics"), impl.framework());
         RunFile.ParallelPart parallelPart = parallel(top.object("parallel"));
@@ -297,33 +307,44 @@ public final class SpecReader {
      * the one whose logs are of the merged log's format (at the version its date allows); else the one whose printed TFLOPS follow
      * {@code metrics.tflops_convention}; else the default, with the origin saying which.
      */
-    private Implementation implementation(Fields t, Fields metrics, String logFormat, java.time.LocalDate logDate) {
+    private Implementation implementation(Fields t, Fields metrics, String logFormat, java.time.LocalDate logDate,
+                                          String logRelease) {
         Frameworks known = frameworks;
         String version = t.string("framework_version", null);
         if (t.has("framework")) {
             Framework named = known.find(t.requireString("framework"), version, t.file(), "training.framework");
             if (version != null || named.version() == null) return new Implementation(named, Implementation.GIVEN);
-            // named without its version: the default, unless the run's log was printed before it began
-            Frameworks.Profile p = known.profiles().get(named.key());
-            String v = p.versionOn(logDate);
-            return v.equals(p.defaultVersion()) ? new Implementation(named, Implementation.GIVEN_AT_DEFAULT_VERSION)
-                    : new Implementation(p.at(v), Implementation.givenAtLogDate(logDate, p.defaultVersion(),
-                    p.since().get(p.defaultVersion())));
+            // named without its version: the one the run's log says, else the default
+            return atTheLogsVersion(known.profiles().get(named.key()), Implementation.GIVEN,
+                    Implementation.GIVEN_AT_DEFAULT_VERSION, logDate, logRelease);
         }
         if (version != null)
             throw t.error("framework_version", "training.framework with it (the version of which framework?)");
         Frameworks.Profile byLog = known.profileOfLogFormat(logFormat);
         if (byLog != null) {
-            String v = byLog.versionOn(logDate);
-            return new Implementation(byLog.at(v), java.util.Objects.equals(v, byLog.defaultVersion())
-                    ? Implementation.byLogFormat(logFormat)
-                    : Implementation.byLogDate(logFormat, logDate, byLog.defaultVersion(), byLog.since().get(byLog.defaultVersion())));
+            String origin = Implementation.byLogFormat(logFormat);
+            return atTheLogsVersion(byLog, origin, origin, logDate, logRelease);
         }
         String conv = metrics.present() ? metrics.string("tflops_convention", null) : null;
         Framework byConvention = known.byConvention(FlopsConvention.parse(conv));
         if (byConvention != null)
             return new Implementation(byConvention, "metrics.tflops_convention (" + conv + ")");
         return new Implementation(known.generic(), Implementation.DEFAULT_ORIGIN);
+    }
+
+    /**
+     * {@code p} at the version its log says: the release the log states, where the profile tells versions apart by
+     * release; else the default, unless the log was printed before it began (then the version current on the log's
+     * day). {@code origin} is what named the framework; {@code atDefault} the origin of the default version.
+     */
+    private static Implementation atTheLogsVersion(Frameworks.Profile p, String origin, String atDefault,
+                                                   java.time.LocalDate logDate, String logRelease) {
+        String released = p.versionOfRelease(logRelease);
+        if (released != null) return new Implementation(p.at(released), origin + Implementation.byRelease(logRelease));
+        String v = p.versionOn(logDate);
+        if (java.util.Objects.equals(v, p.defaultVersion())) return new Implementation(p.at(v), atDefault);
+        return new Implementation(p.at(v), origin + Implementation.byDate(logDate, p.defaultVersion(),
+                p.since().get(p.defaultVersion())));
     }
 
     /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */

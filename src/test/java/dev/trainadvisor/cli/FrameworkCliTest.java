@@ -86,6 +86,24 @@ class FrameworkCliTest {
                 + "; set training.framework_version for another)"), named.out());
     }
 
+    /** The release a DeepSpeed log states chooses its version, whatever its date: 0.10.3 ran before 2afa1c7 (v0.12.4). */
+    @Test
+    void aLogThatStatesItsReleaseIsReadAtItsVersion() throws IOException {
+        Path sample = Path.of("../shared/samples/logs/deepspeed-1.log");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(sample), "shared samples not present");
+        Path log = dir.resolve("old-deepspeed.log");
+        Files.writeString(log, "[2024-04-21 02:40:00,100] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: "
+                + "version=0.10.3, git-hash=unknown, git-branch=unknown\n" + Files.readString(sample));
+        CliTest.Result r = CliTest.run("advise", "--log", log.toString(), "--cluster", "dgx-a100-80gb", "--model",
+                "llama-2-7b", "--format", "md");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("**Framework:** deepspeed before-2023-11 (named by the log's format (deepspeed), at the "
+                + "version of release 0.10.3, which the log states; set training.framework and training.framework_version "
+                + "for another)"), r.out());
+        assertTrue(r.err().contains("warning: framework deepspeed before-2023-11 taken from the log's format (deepspeed), "
+                + "at the version of release 0.10.3, which the log states (set"), r.err());
+    }
+
     @Test
     void searchTakesTheFrameworkFromTheRunFileNotAnOptionBesideIt() {
         CliTest.Result r = CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--framework", "deepspeed");

@@ -126,4 +126,25 @@ class DeepSpeedLogTest {
         var none = parser.parse(zeroConfig(3, "None", cpuOpt.replace("'cpu'", "'none'"))).config();
         assertTrue(none.keySet().stream().noneMatch(k -> k.startsWith("training.offload")), none.toString());
     }
+
+    /**
+     * deepspeed.initialize prints the release that runs on rank 0 (deepspeed/__init__.py: "DeepSpeed info: version={},
+     * git-hash={}, git-branch={}"): kept as deepspeed_version, a local build's "+hash" left off; a log without the line
+     * states none.
+     */
+    @Test
+    void theReleaseDeepSpeedPrintsAtInitialize() {
+        String log = Samples.text("deepspeed-1.log");
+        String head = "[2024-04-21 02:40:00,100] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=%s, "
+                + "git-hash=3dd3d514, git-branch=master\n";
+        ParsedLog p = parser.parse(head.formatted("0.14.1+3dd3d514") + log);
+        assertEquals("0.14.1", p.release());
+        assertEquals("0.14.1", p.extra().get(DeepSpeedLog.RELEASE));
+        assertEquals("0.10.3", parser.parse(head.formatted("0.10.3") + log).release());
+        assertNull(Samples.parse(parser, "deepspeed-1.log").release());
+        // the same line in a Megatron-DeepSpeed log, which DeepSpeedLog's reading serves too
+        assertEquals("0.12.3", new MegatronDeepSpeedLog().parse(head.formatted("0.12.3")
+                + Samples.text("megatron-deepspeed-1.log")).release());
+        assertNull(DeepSpeedLog.release("version=unknown", 8));
+    }
 }

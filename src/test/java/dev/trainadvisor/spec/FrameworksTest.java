@@ -176,7 +176,7 @@ class FrameworksTest {
         assertEquals("torchtitan before-2025-10", june2025.framework().label());
         assertEquals("the log's format (torchtitan), at the version current on 2025-06-16, the log's date (the default, "
                 + "2026-06, began 2026-06-09)", june2025.origin());
-        assertTrue(Implementation.versionByDate(june2025.origin()));
+        assertTrue(Implementation.versionByLog(june2025.origin()));
         assertEquals(AttentionKernel.FA2, june2025.framework().attentionKernel().value());
         // the day a version began is that version's; the day before, the one before it
         assertEquals("2025-10", on.apply(java.time.LocalDate.of(2025, 10, 29)).framework().version());
@@ -187,7 +187,7 @@ class FrameworksTest {
             Implementation dflt = on.apply(d);
             assertEquals("2026-06", dflt.framework().version());
             assertEquals("the log's format (torchtitan)", dflt.origin());
-            assertFalse(Implementation.versionByDate(dflt.origin()));
+            assertFalse(Implementation.versionByLog(dflt.origin()));
         }
         // a framework named without its version, beside a log of its: the same bound; with its version, as given
         Implementation named = reader.read(run(3, ", framework: torchtitan"), "g.yaml", false, "torchtitan",
@@ -211,6 +211,34 @@ class FrameworksTest {
                 java.time.LocalDate.of(2023, 11, 10)).run().training().framework().label());
     }
 
+    /**
+     * A DeepSpeed log states its release (deepspeed.initialize's "DeepSpeed info: version="), which says which version
+     * ran exactly: 2afa1c7's chunked all-reduce was first released in v0.12.4. The release decides before the date
+     * (a team may run an old release long after).
+     */
+    @Test
+    void aLogThatStatesItsReleaseIsReadAtItsVersion() throws IOException {
+        Frameworks.Profile ds = Frameworks.builtIn().profiles().get("deepspeed");
+        assertEquals("before-2023-11", ds.versionOfRelease("0.12.3"));
+        assertEquals("2023-11", ds.versionOfRelease("0.12.4"));
+        assertEquals("2023-11", ds.versionOfRelease("0.12.10"));   // number by number, not as text
+        assertEquals("before-2023-11", ds.versionOfRelease("0.9"));
+        assertEquals("2023-11", ds.versionOfRelease("1"));
+        assertNull(ds.versionOfRelease(null));
+        assertNull(Frameworks.builtIn().profiles().get("torchtitan").versionOfRelease("0.10.3"), "no releases told apart");
+        SpecReader reader = new SpecReader();
+        Implementation old = reader.read(run(1, ""), "d.yaml", false, "deepspeed", java.time.LocalDate.of(2025, 1, 1),
+                "0.10.3").run().training().implementation();
+        assertEquals("deepspeed before-2023-11", old.framework().label());
+        assertEquals("the log's format (deepspeed), at the version of release 0.10.3, which the log states", old.origin());
+        assertTrue(Implementation.versionByLog(old.origin()));
+        Implementation named = reader.read(run(1, ", framework: deepspeed"), "e.yaml", false, "deepspeed", null, "0.14.0")
+                .run().training().implementation();
+        assertEquals("deepspeed 2023-11", named.framework().label());
+        assertTrue(named.given());
+        assertEquals("training.framework, at the version of release 0.14.0, which the log states", named.origin());
+    }
+
     /** Where some versions have a since date, all but one do: the earliest, which a log older than the rest takes. */
     @Test
     void sinceDatesLeaveExactlyOneVersionUndatedAndAreDays() throws IOException {
@@ -227,6 +255,21 @@ class FrameworksTest {
         e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
         assertEquals("versions.2025-10.since.value", e.field());
         assertTrue(e.getMessage().contains("a day, yyyy-mm-dd"), e.getMessage());
+        // from_release: numbers joined by dots, one version without
+        var ds = renamedCopy("deepspeed", "ds-copy");
+        var dsVersions = (com.fasterxml.jackson.databind.node.ObjectNode) ds.get("versions");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) dsVersions.get("2023-11").get("from_release")).put("value", "v0.12.4");
+        Files.delete(dir.resolve("titan-copy.json"));
+        Files.writeString(dir.resolve("ds-copy.json"), ds.toPrettyString());
+        e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("versions.2023-11.from_release.value", e.field());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) dsVersions.get("before-2023-11")).putObject("from_release")
+                .put("value", "0.1").put("source", "test");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) dsVersions.get("2023-11").get("from_release")).put("value", "0.12.4");
+        Files.writeString(dir.resolve("ds-copy.json"), ds.toPrettyString());
+        e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("versions", e.field());
+        assertTrue(e.getMessage().contains("0 have none"), e.getMessage());
     }
 
     @Test
