@@ -43,21 +43,42 @@ public final class Frameworks {
 
         /**
          * The version a log that states its package's {@code release} ran (DeepSpeed's "DeepSpeed info: version="):
-         * the one whose from_release is the latest not after it, else the one without; null where the log states
-         * none or the profile's versions are not told apart by release.
+         * of the versions whose from_release is the latest not after it (else the one without), the one; where several
+         * share it (Megatron-DeepSpeed's 2024-01 and 2024-08 both run DeepSpeed 0.12.4 or later, and differ by a
+         * commit of its own), the one current on the log's {@code date}, else the earliest of them. Null where the log
+         * states no release or the profile's versions are not told apart by release.
          */
-        public String versionOfRelease(String release) {
+        public String versionOfRelease(String release, java.time.LocalDate date) {
             if (release == null || fromRelease.isEmpty()) return null;
-            String best = null, bestFrom = null, without = null;
+            String bestFrom = null, without = null;
             for (String v : versions.keySet()) {
                 String from = fromRelease.get(v);
                 if (from == null) without = v;
-                else if (compareReleases(from, release) <= 0 && (bestFrom == null || compareReleases(from, bestFrom) > 0)) {
-                    best = v;
+                else if (compareReleases(from, release) <= 0 && (bestFrom == null || compareReleases(from, bestFrom) > 0))
                     bestFrom = from;
+            }
+            if (bestFrom == null) return without;
+            String current = null, earliest = null;
+            java.time.LocalDate currentBegan = null, earliestBegan = null;
+            for (String v : versions.keySet()) {
+                if (!bestFrom.equals(fromRelease.get(v))) continue;
+                java.time.LocalDate began = since.get(v);
+                if (earliest == null || began != null && earliestBegan != null && began.isBefore(earliestBegan)) {
+                    earliest = v;
+                    earliestBegan = began;
+                }
+                if (date != null && began != null && !began.isAfter(date) && (currentBegan == null || began.isAfter(currentBegan))) {
+                    current = v;
+                    currentBegan = began;
                 }
             }
-            return best != null ? best : without;
+            return current != null ? current : earliest;
+        }
+
+        /** Whether another version names the same from_release as {@code version}: the log's day, not its release, chose. */
+        public boolean sharesRelease(String version) {
+            String from = fromRelease.get(version);
+            return from != null && fromRelease.values().stream().filter(from::equals).count() > 1;
         }
 
         /**

@@ -339,8 +339,10 @@ public final class SpecReader {
      */
     private static Implementation atTheLogsVersion(Frameworks.Profile p, String origin, String atDefault,
                                                    java.time.LocalDate logDate, String logRelease) {
-        String released = p.versionOfRelease(logRelease);
-        if (released != null) return new Implementation(p.at(released), origin + Implementation.byRelease(logRelease));
+        String released = p.versionOfRelease(logRelease, logDate);
+        if (released != null) return new Implementation(p.at(released), origin + Implementation.byRelease(logRelease)
+                + (p.sharesRelease(released) ? (logDate == null ? ", the earliest of the versions it runs under (the log is "
+                + "undated)" : " and its date, " + logDate) : ""));
         String v = p.versionOn(logDate);
         if (java.util.Objects.equals(v, p.defaultVersion())) return new Implementation(p.at(v), atDefault);
         return new Implementation(p.at(v), origin + Implementation.byDate(logDate, p.defaultVersion(),

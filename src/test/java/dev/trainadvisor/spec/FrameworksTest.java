@@ -218,15 +218,30 @@ class FrameworksTest {
      */
     @Test
     void aLogThatStatesItsReleaseIsReadAtItsVersion() throws IOException {
-        Frameworks.Profile ds = Frameworks.builtIn().profiles().get("deepspeed");
-        assertEquals("before-2023-11", ds.versionOfRelease("0.12.3"));
-        assertEquals("2023-11", ds.versionOfRelease("0.12.4"));
-        assertEquals("2023-11", ds.versionOfRelease("0.12.10"));   // number by number, not as text
-        assertEquals("before-2023-11", ds.versionOfRelease("0.9"));
-        assertEquals("2023-11", ds.versionOfRelease("1"));
-        assertNull(ds.versionOfRelease(null));
-        assertNull(Frameworks.builtIn().profiles().get("torchtitan").versionOfRelease("0.10.3"), "no releases told apart");
         SpecReader reader = new SpecReader();
+        Frameworks.Profile ds = Frameworks.builtIn().profiles().get("deepspeed");
+        assertEquals("before-2023-11", ds.versionOfRelease("0.12.3", null));
+        assertEquals("2023-11", ds.versionOfRelease("0.12.4", null));
+        assertEquals("2023-11", ds.versionOfRelease("0.12.10", null));   // number by number, not as text
+        assertEquals("before-2023-11", ds.versionOfRelease("0.9", null));
+        assertEquals("2023-11", ds.versionOfRelease("1", null));
+        assertNull(ds.versionOfRelease(null, null));
+        assertNull(Frameworks.builtIn().profiles().get("torchtitan").versionOfRelease("0.10.3", null), "no releases told apart");
+        // Megatron-DeepSpeed: before 0.12.4 its BLOOM-era 2023; from it 2024-01 or 2024-08, which share the release and
+        // differ by Megatron-DeepSpeed's b7b2d5e (2024-08-19): the log's day tells them apart, else the earlier
+        Frameworks.Profile mds = Frameworks.builtIn().profiles().get("megatron-deepspeed");
+        assertEquals("2023", mds.versionOfRelease("0.12.3", java.time.LocalDate.of(2024, 9, 1)));
+        assertEquals("2024-08", mds.versionOfRelease("0.14.0", java.time.LocalDate.of(2024, 8, 19)));
+        assertEquals("2024-01", mds.versionOfRelease("0.14.0", java.time.LocalDate.of(2024, 8, 18)));
+        assertEquals("2024-01", mds.versionOfRelease("0.14.0", null));
+        Implementation undated = reader.read(run(1, ""), "m.yaml", false, "megatron-deepspeed", null, "0.14.0")
+                .run().training().implementation();
+        assertEquals("megatron-deepspeed 2024-01", undated.framework().label());
+        assertEquals("the log's format (megatron-deepspeed), at the version of release 0.14.0, which the log states, the "
+                + "earliest of the versions it runs under (the log is undated)", undated.origin());
+        assertEquals("the log's format (megatron-deepspeed), at the version of release 0.14.0, which the log states and its "
+                + "date, 2024-09-01", reader.read(run(1, ""), "n.yaml", false, "megatron-deepspeed",
+                java.time.LocalDate.of(2024, 9, 1), "0.14.0").run().training().implementation().origin());
         Implementation old = reader.read(run(1, ""), "d.yaml", false, "deepspeed", java.time.LocalDate.of(2025, 1, 1),
                 "0.10.3").run().training().implementation();
         assertEquals("deepspeed before-2023-11", old.framework().label());
