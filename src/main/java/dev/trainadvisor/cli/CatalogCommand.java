@@ -16,7 +16,8 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 @Command(name = "catalog", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Lists GPUs, links, networks, hosts, host optimizers, clusters, models and rules with their sources.",
+        description = "Lists GPUs, links, networks, hosts, host optimizers, clusters, models, frameworks and rules with their "
+                + "sources.",
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK})
 final class CatalogCommand implements Callable<Integer> {
     @Spec
@@ -50,11 +51,35 @@ final class CatalogCommand implements Callable<Integer> {
         Presets.clusters().forEach((k, v) -> entry(w, k, v.path("description").asText()));
         w.println("Models");
         Presets.models().forEach((k, v) -> entry(w, k, v.path("source").asText()));
+        w.println("Frameworks (training.framework: versions, the default first, and what begins each; the code read)");
+        for (dev.trainadvisor.spec.Frameworks.Profile p : dev.trainadvisor.spec.Frameworks.builtIn().profiles().values())
+            entry(w, p.key(), (p.versions().containsKey(null) ? "" : "versions " + versions(p) + ". ")
+                    + p.at(null).name() + ": " + p.at(null).code());
         w.println("Rules (id: title [file])");
         for (RuleInfo r : RuleEngine.builtIn().rules())
             entry(w, r.id() + ":", r.title() + " [" + r.file() + "]");
         w.flush();
         return Main.OK;
+    }
+
+    /**
+     * "2026-06 (the default, from 2026-06-09), 2025-10 (from 2025-10-29), before-2025-10": a profile's versions, the default
+     * first, each with what begins it (the day, the release) where the profile says; what a log's date or stated release
+     * chooses among (docs/model.md, Frameworks).
+     */
+    static String versions(dev.trainadvisor.spec.Frameworks.Profile p) {
+        java.util.List<String> order = new java.util.ArrayList<>(p.versions().keySet());
+        order.remove(p.defaultVersion());
+        order.add(0, p.defaultVersion());
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String v : order) {
+            java.util.List<String> notes = new java.util.ArrayList<>();
+            if (v.equals(p.defaultVersion())) notes.add("the default");
+            if (p.since().containsKey(v)) notes.add("from " + p.since().get(v));
+            if (p.fromRelease().containsKey(v)) notes.add("release " + p.fromRelease().get(v) + " on");
+            out.add(notes.isEmpty() ? v : v + " (" + String.join(", ", notes) + ")");
+        }
+        return String.join(", ", out);
     }
 
     /** Lines of the listing are at most this wide, but for a single word longer (a URL is never cut). */

@@ -443,6 +443,14 @@ class CliTest {
             assertTrue(Pattern.compile("(?m)^\\s+" + Pattern.quote(id) + ":").matcher(out).find(),
                     () -> "catalog lists rule " + id + ":\n" + out);
         assertTrue(out.contains("internlm-7b"), "lists model presets");
+        // every framework a run file may name, with its versions and what begins each (a log's day or stated release
+        // chooses among them): knowledge-base/frameworks/torchtitan.json's since dates, deepspeed.json's release
+        for (String k : dev.trainadvisor.spec.Frameworks.builtIn().profiles().keySet()) assertListed(out, k);
+        String joined = out.replaceAll("\\s+", " ");
+        assertTrue(joined.contains("torchtitan versions 2026-06 (the default, from 2026-06-09), 2025-10 (from 2025-10-29), "
+                + "before-2025-10."), joined);
+        assertTrue(joined.contains("deepspeed versions 2023-11 (the default, from 2023-11-21, release 0.12.4 on), "
+                + "before-2023-11."), joined);
         assertTrue(out.contains("a100-80gb-pcie-8x"), "lists cluster presets");
     }
 
