@@ -24,9 +24,9 @@ import java.util.function.IntToDoubleFunction;
  * </ul>
  *
  * The solution is taken where it lies within {@link #TOLERANCE} of a customary sequence length, a power of two or
- * three times one (3072, 6144), from 128 tokens ({@link #customary}: the 303 published runs of
- * knowledge-base/reference-runs train at 512 to 1,048,576 tokens, every one a power of two); elsewhere the figures do not pin a sequence length a run would use (another
- * model, another count, an average over other steps) and nothing is derived: the user is asked. Customary lengths
+ * three times one (3072, 6144), from 128 tokens ({@link #customary}: every seq_len of knowledge-base/reference-runs,
+ * 512 to 1,048,576 tokens, is a power of two); elsewhere the figures do not pin a sequence length a run would use
+ * (another model, another count, an average over other steps) and nothing is derived: the user is asked. Customary lengths
  * lie about 0.5 and 0.4 of an octave apart, so a wrong model, whose solution falls anywhere, lands within 0.5% of one
  * about once in 35 tries (2 x 2 x 0.5% / ln 2), where it would land within a quarter of 128 tokens of a multiple of
  * 128 once in four.

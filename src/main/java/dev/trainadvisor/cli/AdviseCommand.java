@@ -89,11 +89,11 @@ final class AdviseCommand implements Callable<Integer> {
         dev.trainadvisor.spec.Implementation impl = s.run().training().implementation();
         if (!impl.given() && !impl.defaulted()) {
             // named by the log or the TFLOPS' convention: at its profile's default version, if it has versions, or at the
-            // one the log's date allows
+            // one the log's date or stated release chose (which the origin says)
             boolean versioned = impl.framework().version() != null;
-            boolean dated = dev.trainadvisor.spec.Implementation.versionByLog(impl.origin());
+            boolean chosenByLog = dev.trainadvisor.spec.Implementation.versionByLog(impl.origin());
             spec.commandLine().getErr().println("warning: framework " + impl.framework().label() + " taken from "
-                    + impl.origin() + (versioned && !dated ? ", at its profile's default version" : "")
+                    + impl.origin() + (versioned && !chosenByLog ? ", at its profile's default version" : "")
                     + " (set training.framework, or --framework with --log, to choose another"
                     + (versioned ? "; training.framework_version or --framework-version, its version" : "") + ")");
         }

@@ -50,29 +50,15 @@ public final class Frameworks {
          */
         public String versionOfRelease(String release, java.time.LocalDate date) {
             if (release == null || fromRelease.isEmpty()) return null;
-            String bestFrom = null, without = null;
-            for (String v : versions.keySet()) {
-                String from = fromRelease.get(v);
-                if (from == null) without = v;
-                else if (compareReleases(from, release) <= 0 && (bestFrom == null || compareReleases(from, bestFrom) > 0))
+            String bestFrom = null;
+            for (String from : fromRelease.values())
+                if (compareReleases(from, release) <= 0 && (bestFrom == null || compareReleases(from, bestFrom) > 0))
                     bestFrom = from;
-            }
-            if (bestFrom == null) return without;
-            String current = null, earliest = null;
-            java.time.LocalDate currentBegan = null, earliestBegan = null;
-            for (String v : versions.keySet()) {
-                if (!bestFrom.equals(fromRelease.get(v))) continue;
-                java.time.LocalDate began = since.get(v);
-                if (earliest == null || began != null && earliestBegan != null && began.isBefore(earliestBegan)) {
-                    earliest = v;
-                    earliestBegan = began;
-                }
-                if (date != null && began != null && !began.isAfter(date) && (currentBegan == null || began.isAfter(currentBegan))) {
-                    current = v;
-                    currentBegan = began;
-                }
-            }
-            return current != null ? current : earliest;
+            List<String> reached = new ArrayList<>();
+            for (String v : versions.keySet())
+                if (java.util.Objects.equals(bestFrom, fromRelease.get(v))) reached.add(v);   // bestFrom null: the one without
+            String current = currentOn(reached, date);
+            return current != null ? current : earliestOf(reached);
         }
 
         /** Whether another version names the same from_release as {@code version}: the log's day, not its release, chose. */
@@ -83,24 +69,43 @@ public final class Frameworks {
 
         /**
          * The version that can have run a log printed on {@code date} (null: a log without a date): the default, unless
-         * it began after that day, which no log of it can precede; then the version current on that day, the one
-         * begun last by then (the undated one where none had begun). A version is an upper bound from a date, never a
-         * lower one (a team may run an older release), so a default the date allows stays.
+         * it began after that day, which no log of it can precede; then the version current on that day. A version is
+         * an upper bound from a date, never a lower one (a team may run an older release), so a default the date allows
+         * stays.
          */
         public String versionOn(java.time.LocalDate date) {
             java.time.LocalDate began = since.get(defaultVersion);
             if (date == null || began == null || !began.isAfter(date)) return defaultVersion;
-            String current = null, undated = null;
+            return currentOn(versions.keySet(), date);
+        }
+
+        /**
+         * Of {@code among}, the version current on {@code date}: the one begun last by then, else the undated one (the
+         * earliest); null for a null date, and where none had begun and none is undated.
+         */
+        private String currentOn(java.util.Collection<String> among, java.time.LocalDate date) {
+            if (date == null) return null;
+            String current = null;
             java.time.LocalDate latest = null;
-            for (String v : versions.keySet()) {
+            for (String v : among) {
                 java.time.LocalDate s = since.get(v);
-                if (s == null) undated = v;
-                else if (!s.isAfter(date) && (latest == null || s.isAfter(latest))) {
+                if (s != null && !s.isAfter(date) && (latest == null || s.isAfter(latest))) {
                     current = v;
                     latest = s;
                 }
             }
-            return current != null ? current : undated;
+            return current != null ? current : earliestOf(among);
+        }
+
+        /** Of {@code among}, the one that began first: the undated one, else the one of the earliest since date. */
+        private String earliestOf(java.util.Collection<String> among) {
+            String earliest = null;
+            for (String v : among) {
+                java.time.LocalDate s = since.get(v);
+                if (s == null) return v;
+                if (earliest == null || s.isBefore(since.get(earliest))) earliest = v;
+            }
+            return earliest;
         }
     }
 
@@ -179,12 +184,6 @@ public final class Frameworks {
             return f;
         }
         return null;
-    }
-
-    /** The framework whose logs are of {@code format} (ingest's key); null if none. */
-    public Framework byLogFormat(String format) {
-        Profile p = profileOfLogFormat(format);
-        return p == null ? null : p.at(null);
     }
 
     /** The profile of the framework whose logs are of {@code format} (ingest's key); null if none. */

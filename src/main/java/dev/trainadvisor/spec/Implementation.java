@@ -30,7 +30,6 @@ public record Implementation(Framework framework, String origin) {
     /** What an origin adds where the log's date chose the version ({@link Frameworks.Profile#versionOn}). */
     public static final String BY_DATE = ", at the version current on ";
 
-
     /** What an origin adds where the release the log states chose the version ({@link Frameworks.Profile#versionOfRelease}). */
     public static final String BY_RELEASE = ", at the version of release ";
 
