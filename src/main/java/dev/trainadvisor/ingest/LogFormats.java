@@ -21,12 +21,12 @@ public final class LogFormats {
     private LogFormats() {}
 
     /**
-     * internevo, megatron, megatron-deepspeed, deepspeed, torchtitan, nanotron, composer, hf-trainer, lightning, nccl-tests,
-     * nvidia-smi-topo.
+     * internevo, megatron, megatron-deepspeed, deepspeed, torchtitan, nanotron, nemo, composer, hf-trainer, lightning,
+     * nccl-tests, nvidia-smi-topo.
      */
     public static List<LogParser> all() {
         return List.of(new InternEvoLog(), new MegatronLog(), new MegatronDeepSpeedLog(), new DeepSpeedLog(),
-                new TorchtitanLog(), new NanotronLog(), new ComposerLog(), new HfTrainerLog(), new LightningLog(), new NcclTestsLog(),
+                new TorchtitanLog(), new NanotronLog(), new NemoLog(), new ComposerLog(), new HfTrainerLog(), new LightningLog(), new NcclTestsLog(),
                 new TopologyLog());
     }
 

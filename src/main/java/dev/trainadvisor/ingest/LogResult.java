@@ -22,6 +22,11 @@ final class LogResult {
     double totalSteps = Double.NaN;
     /** Steps skipped for overflow (loss scaling) or NaN, NaN if the log does not say. */
     double skippedSteps = Double.NaN;
+    /**
+     * The day the log was printed where its step lines carry no date but its other lines do (NeMo's logger lines
+     * around undated progress lines): used only when no step line was dated.
+     */
+    java.time.LocalDate printedOn;
 
     LogResult(String format) { this.format = format; }
 
@@ -74,7 +79,7 @@ final class LogResult {
         String conv = metrics.containsKey("tflops_per_gpu") ? convention : null;
         return new ParsedLog(format, (int) Math.min(Integer.MAX_VALUE, series.size()),
                 (int) Math.min(Integer.MAX_VALUE, s.steadySteps()), metrics, conv, config, extra, warnings,
-                series.history(s), series.printedOn());
+                series.history(s), series.printedOn() != null ? series.printedOn() : printedOn);
     }
 
     /** A ParsedLog with nothing read and one warning: the safety net of {@link LogFormats}. */

@@ -42,6 +42,37 @@ public final class Frameworks {
         public Framework at(String version) { return versions.get(version == null ? defaultVersion : version); }
 
         /**
+         * This profile as a log of {@code format} can have run it: the versions whose facts name the format (a version
+         * may name it in its own facts: NeMo 2.0 prints ProgressPrinter's lines, Megatron-Bridge, the profile's default,
+         * Megatron-LM's), the profile's default among them, else the newest of them. The profile itself where every
+         * version names it.
+         */
+        public Profile readingLogFormat(String format) {
+            Map<String, Framework> kept = new LinkedHashMap<>();
+            versions.forEach((v, f) -> {
+                if (f.logFormats().contains(format)) kept.put(v, f);
+            });
+            if (defaultVersion == null || kept.size() == versions.size() || kept.isEmpty()) return this;
+            String dflt = kept.containsKey(defaultVersion) ? defaultVersion : newestOf(kept.keySet());
+            Map<String, java.time.LocalDate> keptSince = new TreeMap<>(since);
+            keptSince.keySet().retainAll(kept.keySet());
+            Map<String, String> keptRelease = new TreeMap<>(fromRelease);
+            keptRelease.keySet().retainAll(kept.keySet());
+            return new Profile(key, aliases, dflt, Collections.unmodifiableMap(kept), Collections.unmodifiableMap(keptSince),
+                    Collections.unmodifiableMap(keptRelease));
+        }
+
+        /** Of {@code among}, the one begun last (an undated one where none is dated). */
+        private String newestOf(java.util.Collection<String> among) {
+            String newest = null;
+            for (String v : among) {
+                java.time.LocalDate s = since.get(v);
+                if (newest == null || s != null && (since.get(newest) == null || s.isAfter(since.get(newest)))) newest = v;
+            }
+            return newest;
+        }
+
+        /**
          * The version a log that states its package's {@code release} ran (DeepSpeed's "DeepSpeed info: version="):
          * of the versions whose from_release is the latest not after it (else the one without), the one; where several
          * share it (Megatron-DeepSpeed's 2024-01 and 2024-08 both run DeepSpeed 0.12.4 or later, and differ by a
@@ -189,7 +220,8 @@ public final class Frameworks {
     /** The profile of the framework whose logs are of {@code format} (ingest's key); null if none. */
     public Profile profileOfLogFormat(String format) {
         if (format == null) return null;
-        for (Profile p : byKey.values()) if (p.at(null).logFormats().contains(format)) return p;
+        for (Profile p : byKey.values())
+            for (Framework f : p.versions().values()) if (f.logFormats().contains(format)) return p.readingLogFormat(format);
         return null;
     }
 
@@ -254,15 +286,31 @@ public final class Frameworks {
             if (!fromRelease.isEmpty() && versions.size() - fromRelease.size() != 1)
                 throw top.error("versions", "one version without a from_release (the earliest) where the others have one, "
                         + "so that a release always finds a version; " + (versions.size() - fromRelease.size()) + " have none");
-            if (!since.isEmpty() && versions.size() - since.size() != 1)
-                throw top.error("versions", "one version without a since date (the earliest) where the others have one, "
-                        + "so that a log's date always finds a version; " + (versions.size() - since.size()) + " have none");
         } else {
             if (dflt != null) throw top.error("default_version", "no default without versions");
             versions.put(null, read(raw, file, null, ""));
         }
-        m.put(key, new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions),
-                Collections.unmodifiableMap(since), Collections.unmodifiableMap(fromRelease)));
+        Profile profile = new Profile(key, List.copyOf(aliases), dflt, Collections.unmodifiableMap(versions),
+                Collections.unmodifiableMap(since), Collections.unmodifiableMap(fromRelease));
+        checkDated(top, profile, null);
+        java.util.Set<String> formats = new java.util.TreeSet<>();
+        for (Framework f : versions.values()) formats.addAll(f.logFormats());
+        for (String format : formats) checkDated(top, profile.readingLogFormat(format), format);
+        m.put(key, profile);
+    }
+
+    /**
+     * A log's date always finds a version: where the default of {@code p} (the profile, or the versions a log
+     * {@code format} runs under) is dated, so that a date before it looks for the version current then, all but one of
+     * its versions are dated (the one the earliest).
+     */
+    private static void checkDated(Fields top, Profile p, String format) {
+        if (p.defaultVersion() == null || !p.since().containsKey(p.defaultVersion())) return;
+        int undated = p.versions().size() - p.since().size();
+        if (undated != 1)
+            throw top.error("versions", "one version without a since date (the earliest) where the others have one"
+                    + (format == null ? "" : " among the versions a " + format + " log runs under")
+                    + ", so that a log's date always finds a version; " + undated + " have none");
     }
 
     private static String names(JsonNode obj) {

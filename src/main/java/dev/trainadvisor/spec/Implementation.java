@@ -24,6 +24,12 @@ public record Implementation(Framework framework, String origin) {
      */
     public static final String GIVEN_AT_DEFAULT_VERSION = GIVEN + ", at its profile's default version";
 
+    /**
+     * The origin of a framework the run file named without its version beside a log of a format only some of its
+     * versions run (NeMo 2.0's, not Megatron-Bridge's): the newest of those, which nobody chose either.
+     */
+    public static final String GIVEN_AT_LOGS_NEWEST = GIVEN + ", at the newest version its log's format runs under";
+
     /** The origin of a framework named by the format of the run's log: "the log's format (torchtitan)". */
     public static String byLogFormat(String format) { return "the log's format (" + format + ")"; }
 
@@ -41,12 +47,32 @@ public record Implementation(Framework framework, String origin) {
      * (the default, 2026-06, began 2026-06-09)", after "the log's format (torchtitan)" or "training.framework".
      */
     public static String byDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
-        return BY_DATE + printed + ", the log's date (the default, " + defaultVersion + ", began " + defaultBegan + ")";
+        return byDate(printed, defaultVersion, defaultBegan, false);
     }
 
-    /** Whether the version was chosen by the log (its date or the release it states) rather than taken as the default. */
+    /**
+     * As {@link #byDate(java.time.LocalDate, String, java.time.LocalDate)}, where {@code ofTheLogs}: the version the
+     * date bounds is the newest of those the log's format runs under, not the profile's default (a NeMo 2.0 log, whose
+     * profile's default is Megatron-Bridge): "(the newest its log's format runs under, nemo-2.0, began 2025-08-09)".
+     */
+    public static String byDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan,
+                                boolean ofTheLogs) {
+        return BY_DATE + printed + ", the log's date (" + (ofTheLogs ? "the newest its log's format runs under" : "the default")
+                + ", " + defaultVersion + ", began " + defaultBegan + ")";
+    }
+
+    /**
+     * What an origin adds where the log's format chose among the profile's versions and nothing narrowed it further
+     * (an undated NeMo 2.0 log: nemo-2.0, not the profile's default, Megatron-Bridge, whose logs are Megatron-LM's).
+     */
+    public static final String AT_LOGS_NEWEST = ", at the newest version a log of its format runs under";
+
+    /**
+     * Whether the version was chosen by the log (its date, the release it states, or its format) rather than taken as
+     * the default.
+     */
     public static boolean versionByLog(String origin) {
-        return origin != null && (origin.contains(BY_DATE) || origin.contains(BY_RELEASE));
+        return origin != null && (origin.contains(BY_DATE) || origin.contains(BY_RELEASE) || origin.contains(AT_LOGS_NEWEST));
     }
 
     /** Whether the run file named the framework. */
@@ -54,7 +80,7 @@ public record Implementation(Framework framework, String origin) {
 
     /** Whether {@code origin} is that of a framework the run file named (at its version, its default or its log's day's). */
     public static boolean given(String origin) {
-        return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin)
+        return GIVEN.equals(origin) || GIVEN_AT_DEFAULT_VERSION.equals(origin) || GIVEN_AT_LOGS_NEWEST.equals(origin)
                 || origin != null && (origin.startsWith(GIVEN + BY_DATE) || origin.startsWith(GIVEN + BY_RELEASE));
     }
 

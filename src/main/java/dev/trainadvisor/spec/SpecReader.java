@@ -315,15 +315,21 @@ public final class SpecReader {
             Framework named = known.find(t.requireString("framework"), version, t.file(), "training.framework");
             if (version != null || named.version() == null) return new Implementation(named, Implementation.GIVEN);
             // named without its version: the one the run's log says, else the default
-            return atTheLogsVersion(known.profiles().get(named.key()), Implementation.GIVEN,
-                    Implementation.GIVEN_AT_DEFAULT_VERSION, logDate, logRelease);
+            // the versions the log's format runs under where the profile's versions differ in it (a NeMo 2.0 log)
+            Frameworks.Profile whole = known.profiles().get(named.key()), byItsLog = known.profileOfLogFormat(logFormat);
+            Frameworks.Profile p = byItsLog != null && byItsLog.key().equals(whole.key()) ? byItsLog : whole;
+            boolean ofTheLogs = !p.defaultVersion().equals(whole.defaultVersion());
+            return atTheLogsVersion(p, Implementation.GIVEN, ofTheLogs ? Implementation.GIVEN_AT_LOGS_NEWEST
+                    : Implementation.GIVEN_AT_DEFAULT_VERSION, logDate, logRelease, ofTheLogs);
         }
         if (version != null)
             throw t.error("framework_version", "training.framework with it (the version of which framework?)");
         Frameworks.Profile byLog = known.profileOfLogFormat(logFormat);
         if (byLog != null) {
             String origin = Implementation.byLogFormat(logFormat);
-            return atTheLogsVersion(byLog, origin, origin, logDate, logRelease);
+            boolean ofTheLogs = !byLog.defaultVersion().equals(known.profiles().get(byLog.key()).defaultVersion());
+            return atTheLogsVersion(byLog, origin, ofTheLogs ? origin + Implementation.AT_LOGS_NEWEST : origin, logDate,
+                    logRelease, ofTheLogs);
         }
         String conv = metrics.present() ? metrics.string("tflops_convention", null) : null;
         Framework byConvention = known.byConvention(FlopsConvention.parse(conv));
@@ -338,7 +344,7 @@ public final class SpecReader {
      * day). {@code origin} is what named the framework; {@code atDefault} the origin of the default version.
      */
     private static Implementation atTheLogsVersion(Frameworks.Profile p, String origin, String atDefault,
-                                                   java.time.LocalDate logDate, String logRelease) {
+                                                   java.time.LocalDate logDate, String logRelease, boolean ofTheLogs) {
         String released = p.versionOfRelease(logRelease, logDate);
         if (released != null) return new Implementation(p.at(released), origin + Implementation.byRelease(logRelease)
                 + (p.sharesRelease(released) ? (logDate == null ? ", the earliest of the versions it runs under (the log is "
@@ -346,7 +352,7 @@ public final class SpecReader {
         String v = p.versionOn(logDate);
         if (java.util.Objects.equals(v, p.defaultVersion())) return new Implementation(p.at(v), atDefault);
         return new Implementation(p.at(v), origin + Implementation.byDate(logDate, p.defaultVersion(),
-                p.since().get(p.defaultVersion())));
+                p.since().get(p.defaultVersion()), ofTheLogs));
     }
 
     /** A file named in a tree that reached this reader unassembled: a caller's error, still reported as bad input. */

@@ -51,7 +51,7 @@ class LogFormatsTest {
     @Test
     void allFormatsInOrder() {
         assertEquals(List.of("internevo", "megatron", "megatron-deepspeed", "deepspeed", "torchtitan", "nanotron",
-                "composer", "hf-trainer", "lightning", "nccl-tests", "nvidia-smi-topo"), LogFormats.formats());
+                "nemo", "composer", "hf-trainer", "lightning", "nccl-tests", "nvidia-smi-topo"), LogFormats.formats());
         for (String f : LogFormats.formats()) assertEquals(f, LogFormats.byFormat(f).format());
     }
 

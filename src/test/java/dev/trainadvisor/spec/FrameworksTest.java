@@ -212,6 +212,50 @@ class FrameworksTest {
     }
 
     /**
+     * Some versions of a profile print a log format and others do not: NeMo 2.0's ProgressPrinter and MegatronProgressBar
+     * lines (the nemo format) are NeMo 2.0's, not Megatron-Bridge's (the profile's default, whose loop prints
+     * Megatron-LM's line). A nemo log is read at the NeMo 2.0 versions only, its day choosing between them (nemo-2.0
+     * from 6251117, 2025-08-09, the FLOPs count with causal attention at half).
+     */
+    @Test
+    void aLogFormatSomeVersionsPrintIsReadAtThoseVersions() throws IOException {
+        SpecReader reader = new SpecReader();
+        var run = run(1, "");
+        java.util.function.Function<java.time.LocalDate, Implementation> on = d ->
+                reader.read(run, "n.yaml", false, "nemo", d).run().training().implementation();
+        Implementation undated = on.apply(null);
+        assertEquals("nemo nemo-2.0", undated.framework().label(), "not bridge, the profile's default");
+        assertEquals("the log's format (nemo), at the newest version a log of its format runs under", undated.origin());
+        assertTrue(Implementation.versionByLog(undated.origin()));
+        Implementation nov2024 = on.apply(java.time.LocalDate.of(2024, 11, 5));
+        assertEquals("nemo nemo-before-2025-08", nov2024.framework().label());
+        assertEquals("the log's format (nemo), at the version current on 2024-11-05, the log's date (the newest its log's "
+                + "format runs under, nemo-2.0, began 2025-08-09)", nov2024.origin());
+        assertEquals(dev.trainadvisor.spec.FlopsConvention.MEGATRON_LEGACY, nov2024.framework().flopsConvention().value());
+        assertEquals("nemo-2.0", on.apply(java.time.LocalDate.of(2025, 8, 9)).framework().version(), "its first day");
+        assertEquals("nemo-before-2025-08", on.apply(java.time.LocalDate.of(2025, 8, 8)).framework().version());
+        // named without its version beside a nemo log: the same versions; named with it: as given
+        Implementation named = reader.read(run(1, ", framework: nemo"), "m.yaml", false, "nemo", null)
+                .run().training().implementation();
+        assertEquals("nemo nemo-2.0", named.framework().label());
+        assertEquals(Implementation.GIVEN_AT_LOGS_NEWEST, named.origin());
+        assertTrue(named.given());
+        assertEquals("nemo bridge", reader.read(run(1, ", framework: nemo"), "b.yaml").run().training().framework().label(),
+                "no log: the profile's default");
+        assertEquals("nemo bridge", reader.read(run(1, ", framework: nemo, framework_version: bridge"), "p.yaml", false,
+                "nemo", null).run().training().framework().label(), "a version given is taken");
+        // the date check holds among the versions a format runs under: both NeMo 2.0 versions dated leaves none earliest
+        var tree = renamedCopy("nemo", "nemo-copy");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("versions").get("nemo-before-2025-08")).putObject("since")
+                .put("value", "2024-07-01").put("source", "test");
+        Files.writeString(dir.resolve("nemo-copy.json"), tree.toPrettyString());
+        SpecException e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("versions", e.field());
+        assertTrue(e.getMessage().contains("among the versions a nemo log runs under") && e.getMessage().contains("0 have none"),
+                e.getMessage());
+    }
+
+    /**
      * A DeepSpeed log states its release (deepspeed.initialize's "DeepSpeed info: version="), which says which version
      * ran exactly: 2afa1c7's chunked all-reduce was first released in v0.12.4. The release decides before the date
      * (a team may run an old release long after).
