@@ -409,7 +409,10 @@ public final class Run {
         /** {@code parallel.zero_stage}: 0-3 (3 is FSDP's full shard). */
         public Layout zeroStage(int stage) { return set("zero_stage", stage); }
 
-        /** {@code parallel.zero_group_size}: ranks that shard the ZeRO states. */
+        /**
+         * {@code parallel.zero_group_size}: data-parallel ranks that shard the ZeRO states (with cp, each with its
+         * context-parallel ranks).
+         */
         public Layout zeroGroupSize(int ranks) { return set("zero_group_size", ranks); }
 
         /** {@code parallel.virtual_stages}: interleaved pipeline stages a GPU holds. */

@@ -600,11 +600,15 @@ public final class Explanations {
     // ---------------------------------------------------------------- memory and numerics
 
     public static Explain memoryOverflow(MemoryFact m, Cluster c, Parallel p) {
-        return Explain.start().text("Predicted peak memory per GPU is ").num("total_gb", m.totalGb(), "GB").text(" of the ")
+        Explain e = Explain.start().text("Predicted peak memory per GPU is ").num("total_gb", m.totalGb(), "GB").text(" of the ")
                 .num("capacity_gb", m.capacityGb(), "GB").text(" the " + c.gpu().key() + " has: weights ").num("weights_gb", m.weightsGb(), "GB")
                 .text(", gradients ").num("gradients_gb", m.gradientsGb(), "GB").text(", optimizer states ")
                 .num("optimizer_gb", m.optimizerGb(), "GB").text(" (ZeRO stage ").count("zero_stage", p.zeroStage()).text(" over ")
-                .count("zero_group_size", p.zeroGroupSize()).text(" GPUs), activations ").num("activations_gb", m.activationsGb(), "GB")
+                .count("zero_group_size", p.zeroGroupSize());
+        // context-parallel ranks hold the same weights: ZeRO shards over them too (perf.DataParallel.shardGroup)
+        if (p.cp() > 1) e.text(" data-parallel GPUs, each with its ").count("cp", p.cp()).text(" context-parallel ranks)");
+        else e.text(" GPUs)");
+        return e.text(", activations ").num("activations_gb", m.activationsGb(), "GB")
                 .text(", logits ").num("logits_gb", m.logitsGb(), "GB").text(", buffers ").num("buffers_gb", m.buffersGb(), "GB")
                 .text(". The run cannot start as configured.");
     }

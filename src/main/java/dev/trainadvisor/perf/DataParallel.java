@@ -22,7 +22,18 @@ final class DataParallel implements ParallelDimension {
      * optimizer's, stage 2 the gradients too, stage 3 the weights as well.
      */
     @Override
-    public double shards(MemoryPart part, Parallel p) { return stateShards(part, p.zeroStage(), p.zeroGroupSize()); }
+    public double shards(MemoryPart part, Parallel p) { return stateShards(part, p.zeroStage(), shardGroup(p)); }
+
+    /**
+     * The ranks that shard ZeRO's states: the ZeRO group's data-parallel ranks with their context-parallel ranks, which
+     * hold the same weights and so sum the same gradients. Megatron-Core's gradient buffers and distributed optimizer
+     * use the data-and-context-parallel group (megatron/core/distributed/distributed_data_parallel.py:289,
+     * intra_dp_cp_group; megatron/core/optimizer/__init__.py:1204, at NVIDIA/Megatron-LM d98e8a6), and torchtitan's
+     * FSDP shards over dp_shard x cp ("fsdp: ... includes dp_shard and cp", torchtitan/distributed/parallel_dims.py:225-228
+     * and 281 at pytorch/torchtitan b5bcd76): context-parallel ranks see other tokens of the same sequences, so their
+     * weight gradients are summed with the data-parallel ones.
+     */
+    static int shardGroup(Parallel p) { return p.zeroGroupSize() * p.cp(); }
 
     static double stateShards(MemoryPart part, int zeroStage, int zeroGroup) {
         return switch (part) {
@@ -38,7 +49,9 @@ final class DataParallel implements ParallelDimension {
     public List<CollectivePlan> collectives(StepContext s) {
         Parallel p = s.parallel();
         List<CollectivePlan> out = new ArrayList<>();
-        if (p.dp() <= 1) return out;
+        // the replicas of the weights: every data-parallel rank with its context-parallel ranks (shardGroup)
+        int cp = p.cp(), replicas = p.dp() * cp;
+        if (replicas <= 1) return out;
         Topology topo = s.topology();
         Framework.Stage stage = s.training().framework().stage(p.zeroStage());
         int mb = s.training().microBatches();
@@ -52,14 +65,14 @@ final class DataParallel implements ParallelDimension {
         if (window == OverlapWindow.BACKWARD && !every) window = OverlapWindow.LAST_BACKWARD;
         if (window == OverlapWindow.LAST_BACKWARD && every) window = OverlapWindow.BACKWARD;
         Framework.Calls gradCalls = g.calls(p.overlapGradReduce());
-        int z = p.zeroStage() == 0 ? p.dp() : p.zeroGroupSize();
+        int zdp = p.zeroStage() == 0 ? p.dp() : p.zeroGroupSize(), z = zdp * cp;
         if (p.zeroStage() == 0 || g.collective().value() == Framework.Kind.ALL_REDUCE) {
             // all gradients over every replica; a ZeRO owner then keeps its shard of the sum
             CollectiveOp op = p.zeroStage() == 0 ? CollectiveOp.DP_GRAD_ALL_REDUCE : CollectiveOp.ZERO_GRAD_ALL_REDUCE;
-            out.add(CollectivePlan.gradientReduction(op, p.dp(), grads, calls(gradCalls, grads, p, s, p.dp()) * perMb, perMb,
-                    topo.place(p.dp(), topo.dpStride()), window));
+            out.add(CollectivePlan.gradientReduction(op, replicas, grads, calls(gradCalls, grads, p, s, replicas) * perMb,
+                    perMb, topo.place(cp, topo.cpStride(), p.dp(), topo.dpStride()), window));
         } else {
-            LinkChoice zLink = topo.place(z, topo.dpStride());
+            LinkChoice zLink = topo.place(cp, topo.cpStride(), zdp, topo.dpStride());
             if (z > 1 && g.collective().value() == Framework.Kind.REDUCE) {
                 // one reduce of each owner's shard to its owner: z calls of grads / z
                 out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE, z, grads / z,
@@ -68,16 +81,16 @@ final class DataParallel implements ParallelDimension {
                 out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE_SCATTER, z, grads,
                         calls(gradCalls, grads, p, s, z) * perMb, perMb, zLink, window));
             }
-            int replicas = p.dp() / z;
-            if (replicas > 1) {
-                LinkChoice rLink = topo.place(replicas, topo.dpStride() * z);
-                out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_REPLICA_GRAD_ALL_REDUCE, replicas, grads / z,
-                        calls(gradCalls, grads / z, p, s, replicas) * perMb, perMb, rLink, window));
+            int groups = p.dp() / zdp;
+            if (groups > 1) {
+                LinkChoice rLink = topo.place(groups, topo.dpStride() * zdp);
+                out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_REPLICA_GRAD_ALL_REDUCE, groups, grads / z,
+                        calls(gradCalls, grads / z, p, s, groups) * perMb, perMb, rLink, window));
             }
         }
         Framework.Sync ps = stage.parameters();
         if (ps == null || z <= 1 || p.zeroStage() == 0) return out;
-        LinkChoice zLink = topo.place(z, topo.dpStride());
+        LinkChoice zLink = topo.place(cp, topo.cpStride(), zdp, topo.dpStride());
         double params = psi * ps.dtype().value().of(s.training().precision()).bytes;
         if (!ps.everyMicroBatch().value()) {
             // ZeRO 1-2: the updated parameters, once a step after the optimizer

@@ -82,7 +82,7 @@ public final class MemoryModel {
                 gradBytes * psi / sh.divisor(MemoryPart.GRADIENT_STATES),
                 OPTIMIZER_BYTES_PER_PARAM * psi / sh.divisor(MemoryPart.OPTIMIZER_STATES)};
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
-        double gatherBuffer = p.zeroStage() == 3 && (p.zeroGroupSize() > 1 || t.offload().parameters() != dev.trainadvisor.spec.Offload.Tier.NONE)
+        double gatherBuffer = p.zeroStage() == 3 && (DataParallel.shardGroup(p) > 1 || t.offload().parameters() != dev.trainadvisor.spec.Offload.Tier.NONE)
                 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
 
         // with a share of the layers recomputing, those keep only their input and the others everything

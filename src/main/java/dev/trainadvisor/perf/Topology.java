@@ -30,10 +30,39 @@ public final class Topology {
      */
     public LinkChoice place(int size, int stride) {
         int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
-        if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1, 0);
         // the group of rank 0: ranks 0, stride, 2*stride, ...; every other group of the kind is a shifted copy
-        int domains = blocks(size, stride, domain);
-        int membersPerDomain = mostInABlock(size, stride, domain), membersPerNode = mostInABlock(size, stride, perNode);
+        return link(size, blocks(size, stride, domain), mostInABlock(size, stride, domain), mostInABlock(size, stride, perNode));
+    }
+
+    /**
+     * The link a group of {@code inner x outer} ranks is bound by: {@code inner} ranks {@code innerStride} apart, that
+     * block repeated {@code outer} times {@code outerStride} apart (at least the block's span). The ranks that hold the
+     * same weights under context parallelism are such a group: the context-parallel ranks of each data-parallel rank
+     * ({@link #cpStride()}), over the data-parallel ranks ({@link #dpStride()}), one group when pp is 1.
+     */
+    public LinkChoice place(int inner, int innerStride, int outer, int outerStride) {
+        if (outer <= 1) return place(inner, innerStride);
+        if (inner <= 1) return place(outer, outerStride);
+        if (outerStride == inner * innerStride) return place(inner * outer, innerStride);
+        int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
+        return link(inner * outer, gridBlocks(inner, innerStride, outer, outerStride, domain),
+                mostInABlock(inner, innerStride, domain) * mostInABlock(outer, outerStride, domain),
+                mostInABlock(inner, innerStride, perNode) * mostInABlock(outer, outerStride, perNode));
+    }
+
+    /**
+     * The blocks of {@code width} consecutive ranks a grid group falls in: where its outer stride reaches past a block,
+     * each outer member's inner block on blocks of its own; else the outer members' span, the inner blocks inside it.
+     */
+    static int gridBlocks(int inner, int innerStride, int outer, int outerStride, int width) {
+        if (outerStride >= width) return (int) Math.min(Integer.MAX_VALUE, (long) outer * blocks(inner, innerStride, width));
+        return blocks(outer, outerStride, width);
+    }
+
+    /** The link of a group of {@code size} ranks over {@code domains} NVLink domains, as {@link #place} describes it. */
+    private LinkChoice link(int size, int domains, int membersPerDomain, int membersPerNode) {
+        int perNode = cluster.gpusPerNode();
+        if (size <= 1) return new LinkChoice("none", LinkScope.INTRA_NODE, Double.POSITIVE_INFINITY, 0, false, 1, 1, 0);
         if (domains == 1) {
             return new LinkChoice(cluster.intraNode().key(), LinkScope.INTRA_NODE, cluster.intraNode().busbwGbps(),
                     cluster.intraNode().alphaUs(), false, 1, size, cluster.intraNode().interference(),

@@ -327,15 +327,17 @@ public final class RunFileKeys {
                 "2");
         key("parallel.pp", GPU_COUNT, "1", "pipeline stages; pp x virtual_stages at most the layers", "4");
         key("parallel.dp", GPU_COUNT, "GPUs / (tp x pp x cp)", "data-parallel size; tp x pp x cp x dp is the GPUs", "8");
-        key("parallel.cp", GPU_COUNT, "1", "context-parallel size (ring attention); a divisor of seq_len", "2");
+        key("parallel.cp", GPU_COUNT, "1", "context-parallel size (ring attention); a divisor of seq_len. Its ranks "
+                + "sum their gradients with the data-parallel ones", "2");
         key("parallel.ep", GPU_COUNT, "1", "expert-parallel size of an MoE; a divisor of the experts, ep x etp a divisor "
                 + "of tp x cp x dp", "8", "model", "mixtral-8x7b");
         key("parallel.sequence_parallel", BOOL, "false", "sequence parallelism with tensor parallelism (Megatron's "
                 + "--sequence-parallel)", "true");
         key("parallel.zero_stage", new Int(0, 3), "0", "ZeRO stage: 1 shards the optimizer states, 2 the gradients too, "
                 + "3 the weights (FSDP); the framework must run it", "1");
-        key("parallel.zero_group_size", GPU_COUNT, "dp", "ranks that shard the ZeRO states (hierarchical sharding "
-                + "below dp); a divisor of dp", "8");
+        key("parallel.zero_group_size", GPU_COUNT, "dp", "data-parallel ranks that shard the ZeRO states (hierarchical "
+                + "sharding below dp); a divisor of dp. With cp, each with its context-parallel ranks, which hold the same "
+                + "weights: ZeRO shards over zero_group_size x cp GPUs, as Megatron-Core and torchtitan do", "8");
         key("parallel.virtual_stages", new Int(1, Bounds.VIRTUAL_STAGES), "1", "interleaved pipeline stages a GPU holds; "
                 + "1 when pp is 1", "2", "parallel.pp", "4");
         key("parallel.overlap_grad_reduce", BOOL, "the framework's, at the ZeRO stage", "the gradient reduction runs "
