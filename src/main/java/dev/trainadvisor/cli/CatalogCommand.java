@@ -51,9 +51,9 @@ final class CatalogCommand implements Callable<Integer> {
         Presets.clusters().forEach((k, v) -> entry(w, k, v.path("description").asText()));
         w.println("Models");
         Presets.models().forEach((k, v) -> entry(w, k, v.path("source").asText()));
-        w.println("Frameworks (training.framework: versions, the default first, and what begins each; the code read)");
+        w.println("Frameworks (training.framework: versions, the default first, what begins each, their logs; the code read)");
         for (dev.trainadvisor.spec.Frameworks.Profile p : dev.trainadvisor.spec.Frameworks.builtIn().profiles().values())
-            entry(w, p.key(), (p.versions().containsKey(null) ? "" : "versions " + versions(p) + ". ")
+            entry(w, p.key(), (p.versions().containsKey(null) ? "" : "versions " + versions(p) + ". ") + logs(p)
                     + p.at(null).name() + ": " + p.at(null).code());
         w.println("Rules (id: title [file])");
         for (RuleInfo r : RuleEngine.builtIn().rules())
@@ -77,9 +77,22 @@ final class CatalogCommand implements Callable<Integer> {
             if (v.equals(p.defaultVersion())) notes.add("the default");
             if (p.since().containsKey(v)) notes.add("from " + p.since().get(v));
             if (p.fromRelease().containsKey(v)) notes.add("release " + p.fromRelease().get(v) + " on");
+            // a log format some versions print and others do not: its logs are read at those (Frameworks.readingLogFormat)
+            for (String f : p.versions().get(v).logFormats())
+                if (!everyVersionNames(p, f)) notes.add(f + " logs");
             out.add(notes.isEmpty() ? v : v + " (" + String.join(", ", notes) + ")");
         }
         return String.join(", ", out);
+    }
+
+    /** "Logs: torchtitan. ": the log formats every version of {@code p} is named by; nothing where none is. */
+    static String logs(dev.trainadvisor.spec.Frameworks.Profile p) {
+        java.util.List<String> all = p.at(null).logFormats().stream().filter(f -> everyVersionNames(p, f)).toList();
+        return all.isEmpty() ? "" : "Logs: " + String.join(", ", all) + ". ";
+    }
+
+    private static boolean everyVersionNames(dev.trainadvisor.spec.Frameworks.Profile p, String format) {
+        return p.versions().values().stream().allMatch(f -> f.logFormats().contains(format));
     }
 
     /** Lines of the listing are at most this wide, but for a single word longer (a URL is never cut). */

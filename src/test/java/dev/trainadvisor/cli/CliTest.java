@@ -448,7 +448,10 @@ class CliTest {
         for (String k : dev.trainadvisor.spec.Frameworks.builtIn().profiles().keySet()) assertListed(out, k);
         String joined = out.replaceAll("\\s+", " ");
         assertTrue(joined.contains("torchtitan versions 2026-06 (the default, from 2026-06-09), 2025-10 (from 2025-10-29), "
-                + "before-2025-10."), joined);
+                + "before-2025-10. Logs: torchtitan."), joined);
+        // a format only some versions print names those (knowledge-base/frameworks/nemo.json: NeMo 2.0's, not Bridge's)
+        assertTrue(joined.contains("nemo versions bridge (the default), nemo-2.0 (from 2025-08-09, nemo logs), "
+                + "nemo-before-2025-08 (nemo logs). NVIDIA NeMo"), joined);
         assertTrue(joined.contains("deepspeed versions 2023-11 (the default, from 2023-11-21, release 0.12.4 on), "
                 + "before-2023-11."), joined);
         assertTrue(out.contains("a100-80gb-pcie-8x"), "lists cluster presets");
