@@ -231,12 +231,17 @@ final class LogInference {
 
         /**
          * ZeRO stage: a run that ran fit its GPUs' memory, so of the stages at which it fits, the one whose predicted
-         * peak is nearest the peak the log measured, or else the lowest; 0 when none fits.
+         * peak is nearest the peak the log measured; else the stage the framework's recipes run, where the run fits at
+         * it (NeMo's distributed optimizer); else the lowest at which it fits; the recipes' stage, else 0, when none
+         * fits.
          */
         private void zeroStage() {
             if (has("parallel.zero_stage")) return;
             Double measured = log.metrics().get(Metric.PEAK_MEMORY_GB.key());
             int best = -1;
+            Integer recipe = null;
+            String framework = null;
+            boolean recipeFits = false;
             double bestDistance = Double.POSITIVE_INFINITY, bestGb = Double.NaN;
             for (int stage = 0; stage <= 3; stage++) {
                 ObjectNode trial = t.deepCopy();
@@ -248,8 +253,11 @@ final class LogInference {
                     if ("parallel.zero_stage".equals(e.field())) continue;   // a stage the framework does not run
                     throw e;
                 }
+                recipe = s.run().training().framework().recipeZeroStageOrNull();
+                framework = s.run().training().framework().key();
                 MemoryEstimate m = StepModel.predict(s.cluster(), s.run()).memory();
                 if (m.totalGb() > m.capacityGb()) continue;
+                if (recipe != null && recipe == stage) recipeFits = true;
                 double distance = measured == null ? stage : Math.abs(m.totalGb() - measured);
                 if (distance < bestDistance) {
                     best = stage;
@@ -257,7 +265,11 @@ final class LogInference {
                     bestGb = m.totalGb();
                 }
             }
-            if (best < 0) assume("parallel.zero_stage", 0, "though the run fits the GPUs' memory at no stage as laid out");
+            String byRecipe = "the stage " + framework + "'s recipes run (recipe_zero_stage of knowledge-base/frameworks/"
+                    + framework + ".json)";
+            if (best < 0) assume("parallel.zero_stage", recipe != null ? recipe : 0, (recipe != null ? byRecipe + ", " : "")
+                    + "though the run fits the GPUs' memory at no stage as laid out");
+            else if (measured == null && recipeFits) assume("parallel.zero_stage", recipe, byRecipe);
             else if (measured == null) assume("parallel.zero_stage", best, best == 0 ? ""
                     : "the lowest stage at which the run fits the GPUs' memory");
             else assume("parallel.zero_stage", best, String.format(Locale.ROOT, "the stage at which the run fits and its "

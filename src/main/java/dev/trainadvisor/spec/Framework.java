@@ -21,7 +21,7 @@ public record Framework(String key, String name, String version, String versionD
                         List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload,
                         Fact<Amp> amp, Fact<LayerLaunches> layerLaunches, Fact<Double> compiledAttentionSlowdown,
                         Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches,
-                        Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes) {
+                        Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes, Fact<Integer> recipeZeroStage) {
 
     /**
      * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
@@ -108,6 +108,15 @@ public record Framework(String key, String name, String version, String versionD
      * {@code cross_entropy_bytes}), where it states them: a fused classifier that reads the logits once and writes their
      * gradient in place; null where the profile says nothing (perf.ElementwiseBytes' PyTorch count applies).
      */
+    /**
+     * The ZeRO stage the framework's own recipes run (its profile's {@code recipe_zero_stage}: NeMo's and
+     * Megatron-Bridge's turn Megatron-Core's distributed optimizer on), or null: what a log of it that prints no stage is
+     * taken to have run, where the run fits at it (assemble.LogInference).
+     */
+    public Integer recipeZeroStageOrNull() {
+        return recipeZeroStage == null ? null : recipeZeroStage.value();
+    }
+
     public Double crossEntropyBytesPerLogit() {
         return crossEntropyBytes == null ? null : crossEntropyBytes.value();
     }
@@ -331,7 +340,8 @@ public record Framework(String key, String name, String version, String versionD
                 && java.util.Objects.equals(attentionKernelWithoutFlash, f.attentionKernelWithoutFlash)
                 && java.util.Objects.equals(hostLaunches, f.hostLaunches)
                 && java.util.Objects.equals(elementwiseTraffic, f.elementwiseTraffic)
-                && java.util.Objects.equals(crossEntropyBytes, f.crossEntropyBytes);
+                && java.util.Objects.equals(crossEntropyBytes, f.crossEntropyBytes)
+                && java.util.Objects.equals(recipeZeroStage, f.recipeZeroStage);
     }
 
     @Override
@@ -358,6 +368,7 @@ public record Framework(String key, String name, String version, String versionD
         h = 31 * h + java.util.Objects.hashCode(attentionKernelWithoutFlash);
         h = 31 * h + java.util.Objects.hashCode(hostLaunches);
         h = 31 * h + java.util.Objects.hashCode(elementwiseTraffic);
-        return 31 * h + java.util.Objects.hashCode(crossEntropyBytes);
+        h = 31 * h + java.util.Objects.hashCode(crossEntropyBytes);
+        return 31 * h + java.util.Objects.hashCode(recipeZeroStage);
     }
 }

@@ -232,7 +232,7 @@ public final class Frameworks {
             "elementwise_kernels",
             "host_seconds_per_step", "flops_convention", "offload", "amp", "layer_launches",
             "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "elementwise_traffic",
-            "cross_entropy_bytes", "notes", "$comment");
+            "cross_entropy_bytes", "recipe_zero_stage", "notes", "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
@@ -367,7 +367,11 @@ public final class Frameworks {
                 }, false),
                 fact(top, "host_launches", Frameworks::hostLaunches, false),
                 fact(top, "elementwise_traffic", number(1, 10, "a factor over the minimal bytes, from 1 to 10"), false),
-                fact(top, "cross_entropy_bytes", number(2, 100, "bytes per token and vocabulary entry, from 2 to 100"), false));
+                fact(top, "cross_entropy_bytes", number(2, 100, "bytes per token and vocabulary entry, from 2 to 100"), false),
+                fact(top, "recipe_zero_stage", n -> {
+                    if (!n.isInt() || n.asInt() < 0 || n.asInt() > 3) throw new IllegalArgumentException("a ZeRO stage, 0 to 3");
+                    return n.asInt();
+                }, false));
     }
 
     /** A number from {@code lo} to {@code hi}, else {@code expected} as the message. */

@@ -116,4 +116,30 @@ class FrameworkCliTest {
         assertTrue(ok.out().contains("ZeRO 1"), ok.out());
         assertFalse(ok.out().contains("ZeRO 2") || ok.out().contains("ZeRO 3"), ok.out());
     }
+
+    /**
+     * A NeMo log (src/test/resources/logs/nemo/, NemoLogTest says how its lines were built) prints no ZeRO stage; NeMo's
+     * and Megatron-Bridge's recipes turn Megatron-Core's distributed optimizer on (recipe_zero_stage of
+     * knowledge-base/frameworks/nemo.json), so where the run fits at ZeRO 1 the advice takes 1, not the lowest stage that
+     * fits (0), and says why; read at NeMo 2.0's version, not at Megatron-Bridge, the profile's default.
+     */
+    @Test
+    void aNemoLogTakesTheStageItsRecipesRun() throws IOException {
+        CliTest.Result r = CliTest.run("advise", "--log", "src/test/resources/logs/nemo/gpt3-1.3b-progress-bar.log",
+                "--cluster", "dgx-a100-80gb", "--model", "gpt3-1.3b", "--seq-len", "2048", "--micro-batch-size", "4",
+                "--tp", "1", "--pp", "1");
+        assertEquals(Main.OK, r.code(), r.err());
+        assertTrue(r.err().contains("warning: parallel.zero_stage not printed by the log; assumed 1, the stage nemo's recipes "
+                + "run (recipe_zero_stage of knowledge-base/frameworks/nemo.json) (set --zero-stage)"), r.err());
+        com.fasterxml.jackson.databind.JsonNode a = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertEquals(1, a.path("run").path("parallel").path("zero_stage").asInt());
+        assertEquals("nemo-2.0", a.path("run").path("training").path("framework_version").asText(),
+                "undated: the newest version a nemo log runs under");
+        // the same log with the stage given: taken, nothing assumed
+        CliTest.Result given = CliTest.run("advise", "--log", "src/test/resources/logs/nemo/gpt3-1.3b-progress-bar.log",
+                "--cluster", "dgx-a100-80gb", "--model", "gpt3-1.3b", "--seq-len", "2048", "--micro-batch-size", "4",
+                "--tp", "1", "--pp", "1", "--zero-stage", "0");
+        assertEquals(Main.OK, given.code(), given.err());
+        assertFalse(given.err().contains("parallel.zero_stage"), given.err());
+    }
 }
