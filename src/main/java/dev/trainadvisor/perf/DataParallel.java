@@ -22,7 +22,30 @@ final class DataParallel implements ParallelDimension {
      * optimizer's, stage 2 the gradients too, stage 3 the weights as well.
      */
     @Override
-    public double shards(MemoryPart part, Parallel p) { return stateShards(part, p.zeroStage(), shardGroup(p)); }
+    public double shards(MemoryPart part, Parallel p) {
+        return switch (part) {
+            case EXPERT_WEIGHT_STATES -> stateShards(MemoryPart.WEIGHT_STATES, p.zeroStage(), expertShardGroup(p));
+            case EXPERT_GRADIENT_STATES -> stateShards(MemoryPart.GRADIENT_STATES, p.zeroStage(), expertShardGroup(p));
+            case EXPERT_OPTIMIZER_STATES -> stateShards(MemoryPart.OPTIMIZER_STATES, p.zeroStage(), expertShardGroup(p));
+            default -> stateShards(part, p.zeroStage(), shardGroup(p));
+        };
+    }
+
+    /**
+     * The ranks that shard ZeRO's states of the experts: an expert's weights are not copied on every data-parallel
+     * rank but on the expert-data-parallel ones, tp x cp x dp / (ep x etp) of them (MoE parallel folding: the experts
+     * fold etp, ep and expert data parallelism over the same ranks), so ZeRO shards them over as many, a ZeRO group of
+     * zero_group_size data-parallel ranks holding zero_group_size x tp x cp / (ep x etp). Megatron-Core's expert
+     * gradient buffers and distributed optimizer use that group (intra_expt_dp_group:
+     * megatron/core/distributed/distributed_data_parallel.py:286 and megatron/core/optimizer/__init__.py:1243 at
+     * NVIDIA/Megatron-LM d98e8a6), as torchtitan's FSDP of the experts does (efsdp = dp_shard x cp x tp / ep,
+     * torchtitan/distributed/parallel_dims.py:282 at b5bcd76). At least one: a group smaller than ep x etp keeps
+     * each expert whole.
+     */
+    static int expertShardGroup(Parallel p) {
+        long ranks = (long) p.zeroGroupSize() * p.cp() * p.tp(), experts = (long) p.ep() * p.etp();
+        return (int) Math.max(1, ranks / experts);
+    }
 
     /**
      * The ranks that shard ZeRO's states: the ZeRO group's data-parallel ranks with their context-parallel ranks, which

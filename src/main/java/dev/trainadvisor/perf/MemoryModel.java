@@ -49,8 +49,8 @@ public final class MemoryModel {
     /** As {@link #of(Sharding, Cluster, Model, Parallel, Training)}: of the cluster only its GPU's memory counts. */
     static MemoryEstimate of(Sharding sh, double capacityGb, Model m, Parallel p, Training t) {
         Params.LayerSums sums = Params.layerSums(m);
-        double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS)
-                + sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);
+        double experts = sums.experts() / sh.divisor(MemoryPart.EXPERT_WEIGHTS);
+        double layerParams = sums.dense() / sh.divisor(MemoryPart.LAYER_WEIGHTS) + experts;
         double emb = Params.embedding(m) / sh.divisor(MemoryPart.VOCABULARY);
         java.util.List<MemoryEstimate.Stage> stages = new java.util.ArrayList<>();
         for (int s = 0; s < p.pp(); s++) {
@@ -58,7 +58,7 @@ public final class MemoryModel {
             // the last stage holds the output head; with tied embeddings Megatron keeps a copy of the embedding there
             double psi = layerParams + (first ? emb : 0) + (last && (!first || !m.tiedEmbeddings()) ? emb + m.hidden() : 0);
             // 1F1B: stage s holds pp - s micro-batches in flight (Narayanan et al. 2021, section 2.2.1)
-            stages.add(stage(s, psi, Math.min(t.microBatches(), p.pp() - s), last, m, p, t, sh));
+            stages.add(stage(s, psi, experts, Math.min(t.microBatches(), p.pp() - s), last, m, p, t, sh));
         }
         MemoryEstimate.Stage peak = stages.get(0);
         for (MemoryEstimate.Stage st : stages) if (st.totalGb() > peak.totalGb()) peak = st;
@@ -74,13 +74,19 @@ public final class MemoryModel {
                 OPTIMIZER_BYTES_PER_PARAM * psi / DataParallel.stateShards(MemoryPart.OPTIMIZER_STATES, zeroStage, zeroGroup)};
     }
 
-    static MemoryEstimate.Stage stage(int index, double psi, int inFlight, boolean last, Model m, Parallel p, Training t,
-                                      Sharding sh) {
+    static MemoryEstimate.Stage stage(int index, double psi, double experts, int inFlight, boolean last, Model m, Parallel p,
+                                      Training t, Sharding sh) {
         double weightBytes = t.precision() == Precision.FP32 ? 4 : 2;
         double gradBytes = t.gradReducePrecision().bytes;
-        double[] states = {weightBytes * psi / sh.divisor(MemoryPart.WEIGHT_STATES),
-                gradBytes * psi / sh.divisor(MemoryPart.GRADIENT_STATES),
-                OPTIMIZER_BYTES_PER_PARAM * psi / sh.divisor(MemoryPart.OPTIMIZER_STATES)};
+        // ZeRO shards the dense parameters' states over the data-parallel ranks, the experts' over the expert-data-
+        // parallel ones (DataParallel.expertShardGroup)
+        double dense = psi - experts;
+        double[] states = {weightBytes * (dense / sh.divisor(MemoryPart.WEIGHT_STATES)
+                        + experts / sh.divisor(MemoryPart.EXPERT_WEIGHT_STATES)),
+                gradBytes * (dense / sh.divisor(MemoryPart.GRADIENT_STATES)
+                        + experts / sh.divisor(MemoryPart.EXPERT_GRADIENT_STATES)),
+                OPTIMIZER_BYTES_PER_PARAM * (dense / sh.divisor(MemoryPart.OPTIMIZER_STATES)
+                        + experts / sh.divisor(MemoryPart.EXPERT_OPTIMIZER_STATES))};
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
         double gatherBuffer = p.zeroStage() == 3 && (DataParallel.shardGroup(p) > 1 || t.offload().parameters() != dev.trainadvisor.spec.Offload.Tier.NONE)
                 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
@@ -109,7 +115,8 @@ public final class MemoryModel {
         dev.trainadvisor.spec.Offload off = t.offload();
         double host = 0;
         if (off.any()) {
-            double shardPsi = psi / sh.divisor(MemoryPart.OPTIMIZER_STATES), r = off.hostOptimizerShare();
+            double shardPsi = (psi - experts) / sh.divisor(MemoryPart.OPTIMIZER_STATES)
+                    + experts / sh.divisor(MemoryPart.EXPERT_OPTIMIZER_STATES), r = off.hostOptimizerShare();
             // Adam's momentum and variance (8 of the 12 bytes) with the optimizer, the fp32 master copy (4) with its own
             double leaves = shardPsi * r * (8 + (off.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE ? 4 : 0));
             states[2] -= leaves;

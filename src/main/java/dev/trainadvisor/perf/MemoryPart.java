@@ -14,6 +14,13 @@ public enum MemoryPart {
     GRADIENT_STATES,
     /** Adam's fp32 master weights, momentum and variance (ZeRO 1-3). */
     OPTIMIZER_STATES,
+    /**
+     * The experts' share of the three model states above, which ZeRO shards over the expert-data-parallel ranks rather
+     * than the data-parallel ones (DataParallel.expertShardGroup).
+     */
+    EXPERT_WEIGHT_STATES,
+    EXPERT_GRADIENT_STATES,
+    EXPERT_OPTIMIZER_STATES,
     /** The tokens of a micro-batch: activations and logits. */
     SEQUENCE,
     /** Activations between the tensor-parallel collectives: attention scores, Q, K, V, the MLP's hidden state. */

@@ -114,7 +114,7 @@ public final class Offloading {
         HostRate hr = hostRate(s.cluster(), t);
         double rate = hr.paramsPerS();
         // this GPU's shard of the optimizer's parameters
-        double shard = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
+        double shard = s.shard().updatedParams(s.sharding());
         int mb = t.microBatches();
         double hostOpt = shard * o.hostOptimizerShare() / rate;
         double in = 0, hiddenCopy = 0, out = 0;

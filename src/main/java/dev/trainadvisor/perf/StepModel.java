@@ -299,7 +299,7 @@ public final class StepModel {
         Training t = s.training();
         dev.trainadvisor.spec.Framework.Amp amp = t.framework().ampAt(s.parallel().zeroStage());
         if (amp == null) return t.framework().hostSecondsPerStep().value();
-        double updated = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
+        double updated = s.shard().updatedParams(s.sharding());
         double clip = updated * CLIP_BYTES_PER_PARAM / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction());
         return amp.hostSecondsPerStep() + amp.hostSecondsPerMicroBatch() * t.microBatches() + clip;
     }
@@ -314,7 +314,7 @@ public final class StepModel {
      */
     static double optimizerSeconds(StepContext s, Efficiency eff) {
         // the parameters this GPU updates: its shard of the model, of which ZeRO leaves it a share of the states
-        double updated = s.shard().paramsPerGpu() / s.sharding().divisor(MemoryPart.OPTIMIZER_STATES);
+        double updated = s.shard().updatedParams(s.sharding());
         return updated * optimizerBytesPerParam(s.training().gradReducePrecision())
                 / (s.cluster().gpu().hbmGbps() * 1e9 * eff.hbmFraction())
                 * (s.training().optimizerKernel() == dev.trainadvisor.spec.OptimizerKernel.FOREACH ? FOREACH_OVER_FUSED : 1);
