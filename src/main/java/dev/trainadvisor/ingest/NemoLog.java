@@ -27,11 +27,12 @@ import java.util.regex.Pattern;
  * History: step time, {@code reduced_train_loss} (loss), {@code lr}, {@code grad_norm}, TFLOPS.
  *
  * <p>Configuration: training.global_batch_size from {@code global_batch_size} (the last printed: a batch ramp-up ends
- * at it); parallel.tp, pp, cp and dp from the size of the groups megatron_init prints for rank 0
- * ({@code Rank 0 has tensor model parallel group: [0, 1, 2, 3]}; NeMo 1.x and 2.0 alike); training.micro_batches from
- * Apex's or Megatron-Core's {@code setting number of micro-batches to constant N} (through NeMo's logger or its
- * own). The day comes from NeMo's logger
- * lines ({@code [NeMo I 2024-11-05 10:01:02 nemo_logging:393] ...}), the first dated one.
+ * at it), or, from the bar, which prints none, the growth of {@code consumed_samples} from one step to the next
+ * (Megatron's sampler counts whole global batches); parallel.tp, pp, cp and dp from the size of the groups
+ * megatron_init prints for rank 0 ({@code Rank 0 has tensor model parallel group: [0, 1, 2, 3]}; NeMo 1.x and 2.0
+ * alike); training.micro_batches from Apex's or Megatron-Core's {@code setting number of micro-batches to constant N}
+ * (through NeMo's logger or its own). The day comes from NeMo's logger lines
+ * ({@code [NeMo I 2024-11-05 10:01:02 nemo_logging:393] ...}), the first dated one.
  */
 public final class NemoLog extends GuardedLogParser {
     public static final String FORMAT = "nemo";
@@ -77,7 +78,8 @@ public final class NemoLog extends GuardedLogParser {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         long offset = 0, lastN = -1, steps = 0;
-        double globalBatch = Double.NaN;
+        double globalBatch = Double.NaN, fromConsumed = Double.NaN, lastConsumed = Double.NaN;
+        long consumedStep = Long.MIN_VALUE;
         boolean bars = false, printer = false;
         try (LogSource.Pass lines = log.lines()) {
             for (String line : lines) {
@@ -126,8 +128,20 @@ public final class NemoLog extends GuardedLogParser {
                 put(s, step, StepSeries.GRAD_NORM, metrics.get("grad_norm"));
                 Double gbs = metrics.get("global_batch_size");
                 if (gbs != null && gbs >= 1 && gbs == Math.rint(gbs) && gbs <= Integer.MAX_VALUE) globalBatch = gbs;
+                // the bar prints no global batch, but the samples consumed so far: their growth over consecutive steps
+                // (Megatron's sampler counts whole global batches; a printer line, a mean over its interval, is left out)
+                Double consumed = bars && !printerLine(line) ? metrics.get("consumed_samples") : null;
+                if (consumed != null && consumedStep == step - 1 && consumed > lastConsumed) {
+                    double per = consumed - lastConsumed;
+                    if (per == Math.rint(per) && per <= Integer.MAX_VALUE) fromConsumed = per;
+                }
+                if (consumed != null) {
+                    lastConsumed = consumed;
+                    consumedStep = step;
+                }
             }
         }
+        if (Double.isNaN(globalBatch)) globalBatch = fromConsumed;
         if (!Double.isNaN(globalBatch)) r.config.put("training.global_batch_size", (int) globalBatch);
         if (steps > 0) r.totalSteps = steps;
         r.convention = r.printedOn == null || !r.printedOn.isBefore(HALVED_ATTENTION) ? "megatron" : "megatron-legacy";

@@ -107,6 +107,8 @@ class NemoLogTest {
         // steps 2-8: 10.38 10.39 10.4 10.4 10.4 10.41 10.42 -> 10.4
         assertEquals(10.4, metric(p, "step_time_s"), 1e-12);
         assertNull(p.printedOn(), "no dated line");
+        // no global batch printed: consumed_samples grows by 192 a step (192 x n printed at step n)
+        assertEquals(192, p.config().get("training.global_batch_size"));
         assertNull(p.tflopsConvention(), "no TFLOPS printed, no convention kept");
         assertTrue(p.warnings().stream().anyMatch(w -> w.contains("NeMo 1.x and NeMo 2.0 alike")), p.warnings().toString());
     }
