@@ -89,13 +89,13 @@ final class DataParallel implements ParallelDimension {
         if (window == OverlapWindow.LAST_BACKWARD && every) window = OverlapWindow.BACKWARD;
         Framework.Calls gradCalls = g.calls(p.overlapGradReduce());
         int zdp = p.zeroStage() == 0 ? p.dp() : p.zeroGroupSize(), z = zdp * cp;
+        LinkChoice zLink = topo.place(cp, topo.cpStride(), zdp, topo.dpStride());
         if (p.zeroStage() == 0 || g.collective().value() == Framework.Kind.ALL_REDUCE) {
             // all gradients over every replica; a ZeRO owner then keeps its shard of the sum
             CollectiveOp op = p.zeroStage() == 0 ? CollectiveOp.DP_GRAD_ALL_REDUCE : CollectiveOp.ZERO_GRAD_ALL_REDUCE;
             out.add(CollectivePlan.gradientReduction(op, replicas, grads, calls(gradCalls, grads, p, s, replicas) * perMb,
                     perMb, topo.place(cp, topo.cpStride(), p.dp(), topo.dpStride()), window));
         } else {
-            LinkChoice zLink = topo.place(cp, topo.cpStride(), zdp, topo.dpStride());
             if (z > 1 && g.collective().value() == Framework.Kind.REDUCE) {
                 // one reduce of each owner's shard to its owner: z calls of grads / z
                 out.add(CollectivePlan.gradientReduction(CollectiveOp.ZERO_GRAD_REDUCE, z, grads / z,
@@ -113,7 +113,6 @@ final class DataParallel implements ParallelDimension {
         }
         Framework.Sync ps = stage.parameters();
         if (ps == null || z <= 1 || p.zeroStage() == 0) return out;
-        LinkChoice zLink = topo.place(cp, topo.cpStride(), zdp, topo.dpStride());
         double params = psi * ps.dtype().value().of(s.training().precision()).bytes;
         if (!ps.everyMicroBatch().value()) {
             // ZeRO 1-2: the updated parameters, once a step after the optimizer

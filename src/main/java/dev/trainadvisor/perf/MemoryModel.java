@@ -78,15 +78,10 @@ public final class MemoryModel {
                                       Training t, Sharding sh) {
         double weightBytes = t.precision() == Precision.FP32 ? 4 : 2;
         double gradBytes = t.gradReducePrecision().bytes;
-        // ZeRO shards the dense parameters' states over the data-parallel ranks, the experts' over the expert-data-
-        // parallel ones (DataParallel.expertShardGroup)
-        double dense = psi - experts;
-        double[] states = {weightBytes * (dense / sh.divisor(MemoryPart.WEIGHT_STATES)
-                        + experts / sh.divisor(MemoryPart.EXPERT_WEIGHT_STATES)),
-                gradBytes * (dense / sh.divisor(MemoryPart.GRADIENT_STATES)
-                        + experts / sh.divisor(MemoryPart.EXPERT_GRADIENT_STATES)),
-                OPTIMIZER_BYTES_PER_PARAM * (dense / sh.divisor(MemoryPart.OPTIMIZER_STATES)
-                        + experts / sh.divisor(MemoryPart.EXPERT_OPTIMIZER_STATES))};
+        // ZeRO shards the dense parameters' states over the data-parallel ranks, the experts' over their own copies
+        double[] states = {weightBytes * sh.stateShare(MemoryPart.WEIGHT_STATES, psi, experts),
+                gradBytes * sh.stateShare(MemoryPart.GRADIENT_STATES, psi, experts),
+                OPTIMIZER_BYTES_PER_PARAM * sh.stateShare(MemoryPart.OPTIMIZER_STATES, psi, experts)};
         // ZeRO-3 gathers a layer's full weights before using it and prefetches the next: two layers' worth
         double gatherBuffer = p.zeroStage() == 3 && (DataParallel.shardGroup(p) > 1 || t.offload().parameters() != dev.trainadvisor.spec.Offload.Tier.NONE)
                 ? 2 * Params.layer(m, 0) / p.tp() * weightBytes : 0;
@@ -115,8 +110,7 @@ public final class MemoryModel {
         dev.trainadvisor.spec.Offload off = t.offload();
         double host = 0;
         if (off.any()) {
-            double shardPsi = (psi - experts) / sh.divisor(MemoryPart.OPTIMIZER_STATES)
-                    + experts / sh.divisor(MemoryPart.EXPERT_OPTIMIZER_STATES), r = off.hostOptimizerShare();
+            double shardPsi = sh.stateShare(MemoryPart.OPTIMIZER_STATES, psi, experts), r = off.hostOptimizerShare();
             // Adam's momentum and variance (8 of the 12 bytes) with the optimizer, the fp32 master copy (4) with its own
             double leaves = shardPsi * r * (8 + (off.masterWeights() != dev.trainadvisor.spec.Offload.Tier.NONE ? 4 : 0));
             states[2] -= leaves;

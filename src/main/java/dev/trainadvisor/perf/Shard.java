@@ -15,8 +15,7 @@ public record Shard(double layersPerStage, double paramsPerGpu, double expertPar
      * by ZeRO over the data-parallel ranks, the experts' over the expert-data-parallel ones.
      */
     public double updatedParams(Sharding sh) {
-        return (paramsPerGpu - expertParamsPerGpu) / sh.divisor(MemoryPart.OPTIMIZER_STATES)
-                + expertParamsPerGpu / sh.divisor(MemoryPart.EXPERT_OPTIMIZER_STATES);
+        return sh.stateShare(MemoryPart.OPTIMIZER_STATES, paramsPerGpu, expertParamsPerGpu);
     }
 
     public static Shard of(Model m, Parallel p) { return of(m, p, Sharding.of(p)); }

@@ -23,4 +23,19 @@ public final class Sharding {
     static Sharding of(List<ParallelDimension> dimensions, Parallel p) { return new Sharding(dimensions, p); }
 
     public double divisor(MemoryPart part) { return divisors[part.ordinal()]; }
+
+    /**
+     * This GPU's share of a model state of {@code params} parameters, {@code experts} of them an MoE's: ZeRO divides the
+     * dense ones by {@code state} (WEIGHT_, GRADIENT_ or OPTIMIZER_STATES) and the experts' by its expert twin, over
+     * their own copies (DataParallel.expertShardGroup).
+     */
+    public double stateShare(MemoryPart state, double params, double experts) {
+        MemoryPart expert = switch (state) {
+            case WEIGHT_STATES -> MemoryPart.EXPERT_WEIGHT_STATES;
+            case GRADIENT_STATES -> MemoryPart.EXPERT_GRADIENT_STATES;
+            case OPTIMIZER_STATES -> MemoryPart.EXPERT_OPTIMIZER_STATES;
+            default -> throw new IllegalArgumentException("not a model state: " + state);
+        };
+        return (params - experts) / divisor(state) + experts / divisor(expert);
+    }
 }

@@ -53,23 +53,14 @@ public final class Frameworks {
                 if (f.logFormats().contains(format)) kept.put(v, f);
             });
             if (defaultVersion == null || kept.size() == versions.size() || kept.isEmpty()) return this;
-            String dflt = kept.containsKey(defaultVersion) ? defaultVersion : newestOf(kept.keySet());
+            // else the one begun last: the version current at the end of time
+            String dflt = kept.containsKey(defaultVersion) ? defaultVersion : currentOn(kept.keySet(), java.time.LocalDate.MAX);
             Map<String, java.time.LocalDate> keptSince = new TreeMap<>(since);
             keptSince.keySet().retainAll(kept.keySet());
             Map<String, String> keptRelease = new TreeMap<>(fromRelease);
             keptRelease.keySet().retainAll(kept.keySet());
             return new Profile(key, aliases, dflt, Collections.unmodifiableMap(kept), Collections.unmodifiableMap(keptSince),
                     Collections.unmodifiableMap(keptRelease));
-        }
-
-        /** Of {@code among}, the one begun last (an undated one where none is dated). */
-        private String newestOf(java.util.Collection<String> among) {
-            String newest = null;
-            for (String v : among) {
-                java.time.LocalDate s = since.get(v);
-                if (newest == null || s != null && (since.get(newest) == null || s.isAfter(since.get(newest)))) newest = v;
-            }
-            return newest;
         }
 
         /**

@@ -44,16 +44,10 @@ public record Implementation(Framework framework, String origin) {
 
     /**
      * What an origin adds where the log's day chose the version: ", at the version current on 2025-06-16, the log's date
-     * (the default, 2026-06, began 2026-06-09)", after "the log's format (torchtitan)" or "training.framework".
-     */
-    public static String byDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan) {
-        return byDate(printed, defaultVersion, defaultBegan, false);
-    }
-
-    /**
-     * As {@link #byDate(java.time.LocalDate, String, java.time.LocalDate)}, where {@code ofTheLogs}: the version the
-     * date bounds is the newest of those the log's format runs under, not the profile's default (a NeMo 2.0 log, whose
-     * profile's default is Megatron-Bridge): "(the newest its log's format runs under, nemo-2.0, began 2025-08-09)".
+     * (the default, 2026-06, began 2026-06-09)", after "the log's format (torchtitan)" or "training.framework". Where
+     * {@code ofTheLogs}, the version the date bounds is the newest of those the log's format runs under, not the
+     * profile's default (a NeMo 2.0 log, whose profile's default is Megatron-Bridge): "(the newest its log's format runs
+     * under, nemo-2.0, began 2025-08-09)".
      */
     public static String byDate(java.time.LocalDate printed, String defaultVersion, java.time.LocalDate defaultBegan,
                                 boolean ofTheLogs) {
