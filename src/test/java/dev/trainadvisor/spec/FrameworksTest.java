@@ -255,6 +255,21 @@ class FrameworksTest {
                 e.getMessage());
     }
 
+    /** recipe_zero_stage, the stage a framework's recipes run, is a ZeRO stage: anything else names the field. */
+    @Test
+    void aRecipeStageIsAZeroStage() throws IOException {
+        var tree = renamedCopy("nemo", "nemo-copy");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("recipe_zero_stage")).put("value", 4);
+        Files.writeString(dir.resolve("nemo-copy.json"), tree.toPrettyString());
+        SpecException e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+        assertEquals("recipe_zero_stage.value", e.field());
+        assertTrue(e.getMessage().contains("a ZeRO stage, 0 to 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("nemo-copy.json"), e.getMessage());
+        // the shipped profile's: NeMo's and Megatron-Bridge's recipes run the distributed optimizer
+        assertEquals(1, Frameworks.builtIn().profiles().get("nemo").at(null).recipeZeroStageOrNull());
+        assertNull(Frameworks.builtIn().profiles().get("torchtitan").at(null).recipeZeroStageOrNull());
+    }
+
     /**
      * A DeepSpeed log states its release (deepspeed.initialize's "DeepSpeed info: version="), which says which version
      * ran exactly: 2afa1c7's chunked all-reduce was first released in v0.12.4. The release decides before the date
