@@ -381,7 +381,7 @@ public final class Run {
         }
     }
 
-    /** {@code parallel}: how the run is split (ranks TP innermost, then CP, PP, DP). */
+    /** {@code parallel}: how the run is split (ranks TP innermost, then CP, then DP and PP in the framework's order). */
     public static final class Layout {
         final Values values = new Values();
 

@@ -641,6 +641,9 @@ final class MegatronCore {
         if (Boolean.TRUE.equals(fsdp)) c.put("parallel.zero_stage", 3);
         else if (zero >= 0 && a.containsKey("zero_stage") && zero <= 3) c.put("parallel.zero_stage", zero);
         else if (distOpt != null) c.put("parallel.zero_stage", distOpt ? 1 : 0);
+        // Megatron-LM's --use-tp-pp-dp-mapping numbers the pipeline stages inside each replica (initialize.py's order
+        // 'tp-cp-ep-pp-dp'); without it, its default, the stages outermost, as the framework's profile has it
+        if (Boolean.TRUE.equals(boolArg(a, "use_tp_pp_dp_mapping"))) c.put("parallel.rank_order", "tp-cp-pp-dp");
         Boolean ogr = boolArg(a, "overlap_grad_reduce");
         if (ogr != null) c.put("parallel.overlap_grad_reduce", ogr);
         Boolean opg = boolArg(a, "overlap_param_gather");

@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * at it), or, from the bar, which prints none, the growth of {@code consumed_samples} from one step to the next
  * (Megatron's sampler counts whole global batches); parallel.tp, pp, cp and dp from the size of the groups
  * megatron_init prints for rank 0 ({@code Rank 0 has tensor model parallel group: [0, 1, 2, 3]}; NeMo 1.x and 2.0
- * alike); training.micro_batches from Apex's or Megatron-Core's {@code setting number of micro-batches to constant N}
+ * alike), parallel.rank_order from their members (the pipeline group's stride over the data-parallel one's);
+ * training.micro_batches from Apex's or Megatron-Core's {@code setting number of micro-batches to constant N}
  * (through NeMo's logger or its own). The day comes from NeMo's logger lines
  * ({@code [NeMo I 2024-11-05 10:01:02 nemo_logging:393] ...}), the first dated one.
  */
@@ -81,6 +82,7 @@ public final class NemoLog extends GuardedLogParser {
         double globalBatch = Double.NaN, fromConsumed = Double.NaN, lastConsumed = Double.NaN;
         long consumedStep = Long.MIN_VALUE;
         boolean bars = false, printer = false;
+        int dpStride = 0, ppStride = 0;   // the gap between the first two members of rank 0's groups
         try (LogSource.Pass lines = log.lines()) {
             for (String line : lines) {
                 if (line.contains(MICRO_TEXT)) {
@@ -90,7 +92,11 @@ public final class NemoLog extends GuardedLogParser {
                 if (line.startsWith("[NeMo ")) {
                     if (r.printedOn == null) r.printedOn = Stamp.date(Stamp.at(line));
                     Matcher g = GROUP.matcher(message(line));
-                    if (g.find()) group(r, g.group(1), g.group(2));
+                    if (g.find()) {
+                        int stride = group(r, g.group(1), g.group(2));
+                        if (g.group(1).equals("data parallel")) dpStride = stride;
+                        if (g.group(1).equals("pipeline model parallel")) ppStride = stride;
+                    }
                     continue;
                 }
                 java.util.Map<String, Double> metrics;
@@ -141,6 +147,10 @@ public final class NemoLog extends GuardedLogParser {
                 }
             }
         }
+        // the groups say how the ranks are numbered: a pipeline group striding over the data-parallel one puts the
+        // stages outermost (Megatron-Core's default order), else use_tp_pp_dp_mapping's replicas outermost
+        if (dpStride > 0 && ppStride > 0 && dpStride != ppStride)
+            r.config.put("parallel.rank_order", ppStride > dpStride ? "tp-cp-dp-pp" : "tp-cp-pp-dp");
         if (Double.isNaN(globalBatch)) globalBatch = fromConsumed;
         if (!Double.isNaN(globalBatch)) r.config.put("training.global_batch_size", (int) globalBatch);
         if (steps > 0) r.totalSteps = steps;
@@ -158,10 +168,14 @@ public final class NemoLog extends GuardedLogParser {
         return close < 0 ? "" : line.substring(close + 2);
     }
 
-    /** A megatron_init group line: the size of rank 0's group, as the layout's dimension. */
-    private static void group(LogResult r, String kind, String members) {
-        int size = members.isBlank() ? 0 : members.split(",").length;
-        if (size < 1) return;
+    /**
+     * A megatron_init group line: the size of rank 0's group, as the layout's dimension; returns the gap between its
+     * first two members (0 for a group of one, or members not in order).
+     */
+    private static int group(LogResult r, String kind, String members) {
+        String[] m = members.isBlank() ? new String[0] : members.split(",");
+        int size = m.length;
+        if (size < 1) return 0;
         String key = switch (kind) {
             case "tensor model parallel" -> "parallel.tp";
             case "pipeline model parallel" -> "parallel.pp";
@@ -169,6 +183,13 @@ public final class NemoLog extends GuardedLogParser {
             default -> "parallel.dp";
         };
         r.config.putIfAbsent(key, size);
+        if (size < 2) return 0;
+        try {
+            long gap = Long.parseLong(m[1].trim()) - Long.parseLong(m[0].trim());
+            return gap > 0 && gap <= Integer.MAX_VALUE ? (int) gap : 0;
+        } catch (NumberFormatException e) {
+            return 0;   // a member of more digits than a long holds: no stride
+        }
     }
 
     /**

@@ -3,8 +3,8 @@ package dev.trainadvisor.perf;
 import java.util.Locale;
 
 /**
- * The process groups a step's collectives run in. Ranks are placed TP innermost, then CP, PP, DP
- * ({@link Topology}); ZeRO shards over {@code zero_group_size} consecutive data-parallel ranks, and the
+ * The process groups a step's collectives run in. Ranks are placed TP innermost, then CP, then DP and PP in the
+ * framework's order ({@link Topology}); ZeRO shards over {@code zero_group_size} consecutive data-parallel ranks, and the
  * replicas of a shard form {@link #ZERO_REPLICA}.
  */
 public enum ProcessGroup {

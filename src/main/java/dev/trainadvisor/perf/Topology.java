@@ -3,24 +3,41 @@ package dev.trainadvisor.perf;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Network;
 import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.RankOrder;
 
 /**
- * Places process groups on the cluster. Ranks are numbered TP innermost, then CP, PP, DP
- * (Megatron's default order), and a node holds consecutive ranks.
+ * Places process groups on the cluster. Ranks are numbered TP innermost, then CP, then DP and PP in the framework's
+ * order ({@link RankOrder}: the pipeline stages outermost, as Megatron-LM, DeepSpeed and torchtitan number them, or the
+ * data-parallel replicas), and a node holds consecutive ranks.
  */
 public final class Topology {
     private final Cluster cluster;
     private final Parallel parallel;
+    private final RankOrder order;
 
-    public Topology(Cluster cluster, Parallel parallel) {
+    public Topology(Cluster cluster, Parallel parallel, RankOrder order) {
         this.cluster = cluster;
         this.parallel = parallel;
+        this.order = order;
     }
+
+    /** Ranks numbered as the run says, else pipeline stages outermost (a framework without a profile's order). */
+    public Topology(Cluster cluster, Parallel parallel) {
+        this(cluster, parallel, parallel.rankOrder() != null ? parallel.rankOrder() : RankOrder.PIPELINE_OUTERMOST);
+    }
+
+    public RankOrder order() { return order; }
 
     public int tpStride() { return 1; }
     public int cpStride() { return parallel.tp(); }
-    public int ppStride() { return parallel.tp() * parallel.cp(); }
-    public int dpStride() { return parallel.tp() * parallel.cp() * parallel.pp(); }
+    public int ppStride() {
+        int inner = parallel.tp() * parallel.cp();
+        return order == RankOrder.PIPELINE_OUTERMOST ? inner * parallel.dp() : inner;
+    }
+    public int dpStride() {
+        int inner = parallel.tp() * parallel.cp();
+        return order == RankOrder.PIPELINE_OUTERMOST ? inner : inner * parallel.pp();
+    }
 
     /**
      * The link a group of {@code size} ranks, {@code stride} apart, is bound by. A group inside one NVLink domain (a

@@ -61,7 +61,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
     public RunMetrics apply(RunMetrics run) {
         Parallel b = run.parallel();
         Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, dp, virtualStages, true, true,
-                b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch(), b.moeDispatcher(), b.moeA2aOverlap());
+                b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch(), b.moeDispatcher(), b.moeA2aOverlap(),
+                b.rankOrder());
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,

@@ -21,7 +21,8 @@ public record Framework(String key, String name, String version, String versionD
                         List<String> logFormats, List<String> tflopsConventions, Fact<Offloads> offload,
                         Fact<Amp> amp, Fact<LayerLaunches> layerLaunches, Fact<Double> compiledAttentionSlowdown,
                         Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches,
-                        Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes, Fact<Integer> recipeZeroStage) {
+                        Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes, Fact<Integer> recipeZeroStage,
+                        Fact<RankOrder> rankOrder, Fact<Boolean> interleavedP2pOverlap) {
 
     /**
      * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
@@ -115,6 +116,24 @@ public record Framework(String key, String name, String version, String versionD
      */
     public Integer recipeZeroStageOrNull() {
         return recipeZeroStage == null ? null : recipeZeroStage.value();
+    }
+
+    /**
+     * How it numbers its ranks (its profile's {@code rank_order}); where the profile says nothing, pipeline stages
+     * outermost: the order of every framework read here that runs pipelines, but InternLM's of 2023
+     * ({@link RankOrder#PIPELINE_OUTERMOST}), and the one that matters not at all to a framework without pipelines.
+     */
+    public RankOrder ranks() {
+        return rankOrder == null || rankOrder.value() == null ? RankOrder.PIPELINE_OUTERMOST : rankOrder.value();
+    }
+
+    /**
+     * Whether its interleaved pipeline schedule sends activations and gradients between stages behind the compute of
+     * other chunks (its profile's {@code interleaved_p2p_overlap}: Megatron-LM's overlap_p2p_comm, on by default since
+     * 2023-10-12); false where the profile says nothing: each send waited for before the chunk it feeds.
+     */
+    public boolean overlapsInterleavedP2p() {
+        return interleavedP2pOverlap != null && Boolean.TRUE.equals(interleavedP2pOverlap.value());
     }
 
     public Double crossEntropyBytesPerLogit() {
@@ -341,7 +360,9 @@ public record Framework(String key, String name, String version, String versionD
                 && java.util.Objects.equals(hostLaunches, f.hostLaunches)
                 && java.util.Objects.equals(elementwiseTraffic, f.elementwiseTraffic)
                 && java.util.Objects.equals(crossEntropyBytes, f.crossEntropyBytes)
-                && java.util.Objects.equals(recipeZeroStage, f.recipeZeroStage);
+                && java.util.Objects.equals(recipeZeroStage, f.recipeZeroStage)
+                && java.util.Objects.equals(rankOrder, f.rankOrder)
+                && java.util.Objects.equals(interleavedP2pOverlap, f.interleavedP2pOverlap);
     }
 
     @Override
@@ -369,6 +390,8 @@ public record Framework(String key, String name, String version, String versionD
         h = 31 * h + java.util.Objects.hashCode(hostLaunches);
         h = 31 * h + java.util.Objects.hashCode(elementwiseTraffic);
         h = 31 * h + java.util.Objects.hashCode(crossEntropyBytes);
-        return 31 * h + java.util.Objects.hashCode(recipeZeroStage);
+        h = 31 * h + java.util.Objects.hashCode(recipeZeroStage);
+        h = 31 * h + java.util.Objects.hashCode(rankOrder);
+        return 31 * h + java.util.Objects.hashCode(interleavedP2pOverlap);
     }
 }

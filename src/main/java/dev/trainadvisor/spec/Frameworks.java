@@ -223,7 +223,8 @@ public final class Frameworks {
             "elementwise_kernels",
             "host_seconds_per_step", "flops_convention", "offload", "amp", "layer_launches",
             "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "elementwise_traffic",
-            "cross_entropy_bytes", "recipe_zero_stage", "notes", "$comment");
+            "cross_entropy_bytes", "recipe_zero_stage", "rank_order", "interleaved_p2p_overlap", "notes",
+            "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
@@ -362,6 +363,16 @@ public final class Frameworks {
                 fact(top, "recipe_zero_stage", n -> {
                     if (!n.isInt() || n.asInt() < 0 || n.asInt() > 3) throw new IllegalArgumentException("a ZeRO stage, 0 to 3");
                     return n.asInt();
+                }, false),
+                fact(top, "rank_order", n -> {
+                    RankOrder o = n.isTextual() ? RankOrder.parse(n.asText()) : null;
+                    if (o == null) throw new IllegalArgumentException("one of " + RankOrder.keys()
+                            + " (innermost first, as Megatron-LM writes its order)");
+                    return o;
+                }, false),
+                fact(top, "interleaved_p2p_overlap", n -> {
+                    if (!n.isBoolean()) throw new IllegalArgumentException("true or false");
+                    return n.asBoolean();
                 }, false));
     }
 

@@ -1,7 +1,8 @@
 package dev.trainadvisor.spec;
 
 /**
- * How the run is split. Ranks are laid out TP innermost, then CP, PP, DP (Megatron's order).
+ * How the run is split. Ranks are laid out TP innermost, then CP, then DP and PP in the order the framework numbers them
+ * ({@link RankOrder}).
  *
  * @param zeroStage     0 (plain DP), 1 (optimizer states), 2 (+gradients), 3 (+parameters, FSDP full shard)
  * @param zeroGroupSize ranks that shard the optimizer state; divides dp (InternEvo zero1=8 shards inside a node)
@@ -21,11 +22,15 @@ package dev.trainadvisor.spec;
  * @param moeA2aOverlap whether one micro-batch's expert all-to-alls run behind another's compute (Megatron-Core's
  *                      --overlap-moe-expert-parallel-comm, which pairs a micro-batch's forward with another's backward;
  *                      DeepSeek-V3's DualPipe), instead of exposed
+ * @param rankOrder     whether the pipeline stages or the data-parallel replicas are outermost ({@code parallel.rank_order},
+ *                      Megatron-LM's --use-tp-pp-dp-mapping); null: as the framework numbers its ranks (its profile's
+ *                      rank_order)
  */
 public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceParallel, int zeroStage,
                        int zeroGroupSize, int virtualStages, boolean overlapGradReduce,
                        boolean overlapParamGather, boolean overlapTpComm, int etp, double bucketMb,
-                       Boolean gradReduceEveryMicroBatch, MoeDispatcher moeDispatcher, boolean moeA2aOverlap) {
+                       Boolean gradReduceEveryMicroBatch, MoeDispatcher moeDispatcher, boolean moeA2aOverlap,
+                       RankOrder rankOrder) {
 
     public Parallel {
         if (moeDispatcher == null) moeDispatcher = MoeDispatcher.ALLTOALL;
@@ -36,7 +41,7 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
                     int virtualStages, boolean overlapGradReduce, boolean overlapParamGather, boolean overlapTpComm,
                     int etp, double bucketMb, Boolean gradReduceEveryMicroBatch) {
         this(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, zeroGroupSize, virtualStages, overlapGradReduce,
-                overlapParamGather, overlapTpComm, etp, bucketMb, gradReduceEveryMicroBatch, MoeDispatcher.ALLTOALL, false);
+                overlapParamGather, overlapTpComm, etp, bucketMb, gradReduceEveryMicroBatch, MoeDispatcher.ALLTOALL, false, null);
     }
 
     /** Reducing the gradients as the framework does at its ZeRO stage. */
@@ -66,6 +71,11 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
 
     public int modelParallel() { return tp * pp * cp; }
 
+    /** How the ranks are numbered: as the run says, else as {@code framework} numbers them. */
+    public RankOrder ranks(Framework framework) {
+        return rankOrder != null ? rankOrder : framework.ranks();
+    }
+
     /** Replicas of each expert that split its tokens: the folded group's ranks over {@code ep x etp}. */
     public int expertDataParallel() { return tp * cp * dp / (ep * etp); }
 
@@ -79,7 +89,8 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
                 && overlapTpComm == p.overlapTpComm && etp == p.etp && Double.compare(bucketMb, p.bucketMb) == 0
                 && moeA2aOverlap == p.moeA2aOverlap
                 && java.util.Objects.equals(gradReduceEveryMicroBatch, p.gradReduceEveryMicroBatch)
-                && java.util.Objects.equals(moeDispatcher, p.moeDispatcher);
+                && java.util.Objects.equals(moeDispatcher, p.moeDispatcher)
+                && java.util.Objects.equals(rankOrder, p.rankOrder);
     }
 
     @Override
@@ -100,6 +111,7 @@ public record Parallel(int tp, int pp, int dp, int cp, int ep, boolean sequenceP
         h = 31 * h + Double.hashCode(bucketMb);
         h = 31 * h + java.util.Objects.hashCode(gradReduceEveryMicroBatch);
         h = 31 * h + java.util.Objects.hashCode(moeDispatcher);
-        return 31 * h + Boolean.hashCode(moeA2aOverlap);
+        h = 31 * h + Boolean.hashCode(moeA2aOverlap);
+        return 31 * h + java.util.Objects.hashCode(rankOrder);
     }
 }

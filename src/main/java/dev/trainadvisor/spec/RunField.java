@@ -104,6 +104,8 @@ public final class RunField<T> {
             MoeDispatcher.class, d -> d.parallel.moeDispatcher, (d, v) -> d.parallel.moeDispatcher = v);
     public static final RunField<Boolean> MOE_A2A_OVERLAP = of("parallel.moe_a2a_overlap", Section.PARALLEL, Boolean.class,
             d -> d.parallel.moeA2aOverlap, (d, v) -> d.parallel.moeA2aOverlap = v);
+    public static final RunField<RankOrder> RANK_ORDER = of("parallel.rank_order", Section.PARALLEL, RankOrder.class,
+            d -> d.parallel.rankOrder, (d, v) -> d.parallel.rankOrder = v);
 
     // ------------------------------------------------------------------ training
 

@@ -55,7 +55,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                                Integer zeroStage, Integer zeroGroupSize, Integer virtualStages, Boolean overlapGradReduce,
                                Boolean overlapParamGather, Boolean overlapTpComm, Integer etp, Double bucketMb,
                                Boolean gradReduceEveryMicroBatch, MoeDispatcher moeDispatcher,
-                               Boolean moeA2aOverlap) {}
+                               Boolean moeA2aOverlap, RankOrder rankOrder) {}
 
     public record TrainingPart(Integer seqLen, Integer microBatchSize, Integer microBatches, Recompute recompute,
                                Double recomputeFraction, Precision precision, Precision gradReducePrecision,
@@ -109,7 +109,8 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                 p.overlapTpComm(), p.etp() != p.tp() ? p.etp() : null,
                 p.bucketMb() != RunResolver.defaultBucketMb(run.training().framework(), run.training().gradReducePrecision(),
                         p.dp()) ? p.bucketMb() : null, p.gradReduceEveryMicroBatch(),
-                p.moeDispatcher() != MoeDispatcher.ALLTOALL ? p.moeDispatcher() : null, p.moeA2aOverlap() ? Boolean.TRUE : null);
+                p.moeDispatcher() != MoeDispatcher.ALLTOALL ? p.moeDispatcher() : null, p.moeA2aOverlap() ? Boolean.TRUE : null,
+                p.rankOrder());
         Training t = run.training();
         // a value is left out only where reading the file back derives the same one: the framework's own default for
         // the GPU (PyTorch's SDPA runs cuDNN on Hopper, so a run that names fa2 there must keep saying it)
@@ -144,6 +145,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
                     moeA2aOverlap;
             Double bucketMb;
             MoeDispatcher moeDispatcher;
+            RankOrder rankOrder;
         }
 
         static final class Train {
@@ -203,6 +205,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             parallel.gradReduceEveryMicroBatch = p.gradReduceEveryMicroBatch();
             parallel.moeDispatcher = p.moeDispatcher();
             parallel.moeA2aOverlap = p.moeA2aOverlap();
+            parallel.rankOrder = p.rankOrder();
             TrainingPart t = f.training;
             training.seqLen = t.seqLen();
             training.microBatchSize = t.microBatchSize();
@@ -232,7 +235,7 @@ public record RunFile(String name, ClusterPart cluster, Model model, ParallelPar
             return new RunFile(name, new ClusterPart(clusterName, gpu, nodes, gpusPerNode, intra, inter, nvlinkDomain, host), model,
                     new ParallelPart(p.tp, p.pp, p.dp, p.cp, p.ep, p.sequenceParallel, p.zeroStage, p.zeroGroupSize,
                             p.virtualStages, p.overlapGradReduce, p.overlapParamGather, p.overlapTpComm, p.etp, p.bucketMb,
-                            p.gradReduceEveryMicroBatch, p.moeDispatcher, p.moeA2aOverlap),
+                            p.gradReduceEveryMicroBatch, p.moeDispatcher, p.moeA2aOverlap, p.rankOrder),
                     new TrainingPart(t.seqLen, t.microBatchSize, t.microBatches, t.recompute, t.recomputeFraction,
                             t.precision, t.gradReducePrecision, t.flashAttention, t.attentionKernel, t.elementwiseKernels,
                             t.cudaGraphs, t.fp8Recipe, t.implementation, t.offload, t.optimizerKernel));

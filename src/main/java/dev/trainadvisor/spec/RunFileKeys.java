@@ -359,6 +359,11 @@ public final class RunFileKeys {
                 + "of its experts)", "deepep", "model", "mixtral-8x7b");
         key("parallel.moe_a2a_overlap", BOOL, "false", "the expert all-to-alls hide behind another micro-batch's compute "
                 + "(Megatron-Core's --overlap-moe-expert-parallel-comm)", "true", "model", "mixtral-8x7b");
+        key("parallel.rank_order", words(RankOrder.keys().toArray(String[]::new)), "the framework's (rank_order of its "
+                + "profile; tp-cp-dp-pp where it says none)", "how ranks are numbered, innermost first: whether the "
+                + "pipeline stages (tp-cp-dp-pp, Megatron-LM's default) or the data-parallel replicas (tp-cp-pp-dp, "
+                + "Megatron-LM's --use-tp-pp-dp-mapping) are outermost, which decides the groups a node's GPUs hold",
+                "tp-cp-pp-dp", "parallel.pp", "2");
 
         // ---------------------------------------------------------------- training
         required("training.seq_len", new Int(1, Bounds.SEQ_LEN), "tokens a sequence", "4096");

@@ -327,7 +327,7 @@ final class RunResolver {
         return new Parallel(tp, pp, dp, cp, ep, Boolean.TRUE.equals(p.sequenceParallel()), zero, zg, vs, overlapGrad,
                 overlapParam, Boolean.TRUE.equals(p.overlapTpComm()), etp,
                 p.bucketMb() != null ? p.bucketMb() : defaultBucketMb(fw, training.gradReducePrecision(), dp),
-                p.gradReduceEveryMicroBatch(), p.moeDispatcher(), Boolean.TRUE.equals(p.moeA2aOverlap()));
+                p.gradReduceEveryMicroBatch(), p.moeDispatcher(), Boolean.TRUE.equals(p.moeA2aOverlap()), p.rankOrder());
     }
 
     /** What the GPU must have for the training: the precision's tensor cores, the attention kernel's architecture. */

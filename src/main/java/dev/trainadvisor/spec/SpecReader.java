@@ -631,7 +631,19 @@ public final class SpecReader {
                 p.given("bucket_mb") ? p.positiveDouble("bucket_mb", Parallel.DEFAULT_BUCKET_MB) : null,
                 flag(p, "grad_reduce_every_micro_batch"),
                 p.given("moe_dispatcher") ? p.choice("moe_dispatcher", MoeDispatcher.ALLTOALL, MoeDispatcher.class) : null,
-                flag(p, "moe_a2a_overlap"));
+                flag(p, "moe_a2a_overlap"), rankOrder(p));
+    }
+
+    /** {@code parallel.rank_order}: innermost first, as Megatron-LM writes its order. */
+    private static RankOrder rankOrder(Fields p) {
+        if (!p.given("rank_order")) return null;
+        String s = p.requireString("rank_order");
+        RankOrder o = RankOrder.byKey(s);
+        if (o != null) return o;
+        RankOrder spelt = RankOrder.parse(s);   // a framework's spelling: Megatron's with its expert dimension
+        throw p.error("rank_order", "one of " + RankOrder.keys() + " (innermost first; Megatron-LM's "
+                + "--use-tp-pp-dp-mapping is tp-cp-pp-dp), got '" + dev.trainadvisor.input.Excerpt.of(s) + "'"
+                + (spelt != null ? ": the same order is written " + spelt.key() : ""));
     }
 
     private static Integer count(Fields f, String key, int max) { return f.given(key) ? f.positiveInt(key, 1, max) : null; }

@@ -137,6 +137,7 @@ public final class SpecWriter {
         putBool(o, "grad_reduce_every_micro_batch", p.gradReduceEveryMicroBatch());
         if (p.moeDispatcher() != null) o.put("moe_dispatcher", p.moeDispatcher().key());
         putBool(o, "moe_a2a_overlap", p.moeA2aOverlap());
+        if (p.rankOrder() != null) o.put("rank_order", p.rankOrder().key());
         return o;
     }
 

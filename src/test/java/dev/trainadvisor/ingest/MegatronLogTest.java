@@ -136,6 +136,23 @@ class MegatronLogTest {
         assertEquals("megatron", p.tflopsConvention(), "'.%f' timestamps exist only after core 0.12");
     }
 
+    /**
+     * --use-tp-pp-dp-mapping (Megatron-LM's megatron/training/initialize.py: order 'tp-cp-ep-pp-dp' rather than its
+     * default 'tp-cp-ep-dp-pp') numbers the pipeline stages inside each replica: the run says so; printed False, or not
+     * printed (before the flag existed), the framework's order stands.
+     */
+    @Test
+    void theTpPpDpMappingIsTheRanksOrder() {
+        String mapped = DUMP.replace("  use_distributed_optimizer",
+                "  use_tp_pp_dp_mapping ............................ True\n  use_distributed_optimizer");
+        assertNotEquals(DUMP, mapped);
+        String log = iteration(1, 4000, 400, "2026-02-01 10:00:01.123456") + iteration(2, 4000, 400, "2026-02-01 10:00:05.123456");
+        assertEquals("tp-cp-pp-dp", parser.parse(mapped + log).config().get("parallel.rank_order"));
+        assertNull(parser.parse(mapped.replace("mapping ............................ True", "mapping ............................ False")
+                + log).config().get("parallel.rank_order"));
+        assertNull(parser.parse(DUMP + log).config().get("parallel.rank_order"));
+    }
+
     @Test
     void versionLineSelectsTheConvention() {
         String it = iteration(1, 1000, 300, "2025-06-01 10:00:00") + iteration(2, 1000, 300, "2025-06-01 10:00:01");

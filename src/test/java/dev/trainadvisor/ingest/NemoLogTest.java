@@ -46,6 +46,29 @@ class NemoLogTest {
         return b.toString();
     }
 
+    /**
+     * Rank 0's groups show how the ranks were numbered: tp 2, pp 2, dp 2 on 8 GPUs in Megatron-Core's default order
+     * (tp-cp-ep-dp-pp) give data [0, 2] and pipeline [0, 4], the stages outermost; with use_tp_pp_dp_mapping
+     * (tp-cp-ep-pp-dp) data [0, 4] and pipeline [0, 2]. A group of one says nothing of the order.
+     */
+    @Test
+    void theGroupsSayHowTheRanksAreNumbered() {
+        String groups = """
+                [NeMo I 2024-11-05 10:01:40 megatron_init:314] Rank 0 has data parallel group : [0, %s]
+                [NeMo I 2024-11-05 10:01:40 megatron_init:345] Rank 0 has tensor model parallel group: [0, 1]
+                [NeMo I 2024-11-05 10:01:40 megatron_init:380] Rank 0 has pipeline model parallel group: [0, %s]
+                [NeMo I 2024-11-05 10:01:40 megatron_init:410] Rank 0 has context parallel group: [0]
+                """;
+        ParsedLog stages = LogFormats.detectAndParse(printerLog(String.format(groups, 2, 4)), "nemo.log");
+        assertEquals(2, stages.config().get("parallel.pp"));
+        assertEquals(2, stages.config().get("parallel.dp"));
+        assertEquals("tp-cp-dp-pp", stages.config().get("parallel.rank_order"));
+        ParsedLog replicas = LogFormats.detectAndParse(printerLog(String.format(groups, 4, 2)), "nemo.log");
+        assertEquals("tp-cp-pp-dp", replicas.config().get("parallel.rank_order"));
+        assertNull(LogFormats.detectAndParse(printerLog(HEADER), "nemo.log").config().get("parallel.rank_order"),
+                "pipeline group [0]");
+    }
+
     @Test
     void progressPrinterLinesGiveTheStepTimeTheLayoutAndTheDay() {
         String log = printerLog(HEADER);

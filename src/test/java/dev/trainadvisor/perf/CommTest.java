@@ -115,15 +115,31 @@ class CommTest {
         assertEquals(3.0, onePerNode.busbwGbps(), 1e-9);
     }
 
-    /** Groups of the layout land where TP-innermost ordering puts them: tp=8 fills a node, dp then strides 8. */
+    /**
+     * Groups of the layout land where the framework's numbering puts them, TP innermost then CP. Megatron-Core's
+     * RankGenerator (megatron/core/parallel_state.py, its docstring's equation (1) for order tp-dp-pp: global_rank =
+     * tp_rank + dp_rank x tp + pp_rank x tp x dp) puts the replicas inside each stage; --use-tp-pp-dp-mapping the stages
+     * inside each replica (its docstring: 8 GPUs, tp-pp-dp of 2-2-2, dp groups [0, 4], [1, 5], ...).
+     */
     @Test
-    void layoutStridesFollowTpCpPpDpOrder() {
+    void layoutStridesFollowTheFrameworksRankOrder() {
         Parallel p = new Parallel(2, 2, 4, 2, 1, false, 0, 4, 1, true, false);
-        Topology topo = new Topology(PerfFixtures.dgxA100(4), p);
-        assertEquals(1, topo.tpStride());
-        assertEquals(2, topo.cpStride());        // tp
-        assertEquals(4, topo.ppStride());        // tp x cp
-        assertEquals(8, topo.dpStride());        // tp x cp x pp
+        Topology stages = new Topology(PerfFixtures.dgxA100(4), p, dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST);
+        assertEquals(1, stages.tpStride());
+        assertEquals(2, stages.cpStride());        // tp
+        assertEquals(4, stages.dpStride());        // tp x cp
+        assertEquals(16, stages.ppStride());       // tp x cp x dp
+        Topology replicas = new Topology(PerfFixtures.dgxA100(4), p, dev.trainadvisor.spec.RankOrder.DATA_OUTERMOST);
+        assertEquals(2, replicas.cpStride());
+        assertEquals(4, replicas.ppStride());      // tp x cp
+        assertEquals(8, replicas.dpStride());      // tp x cp x pp
+        // the docstring's example: tp 2, pp 2, dp 2 numbered tp-pp-dp; rank 0's data-parallel group is [0, 4]
+        Parallel small = new Parallel(2, 2, 2, 1, 1, false, 0, 2, 1, true, false);
+        assertEquals(4, new Topology(PerfFixtures.dgxA100(1), small, dev.trainadvisor.spec.RankOrder.DATA_OUTERMOST).dpStride());
+        // and numbered tp-dp-pp by equation (1): [0, 2], and the pipeline's [0, 4]
+        Topology megatron = new Topology(PerfFixtures.dgxA100(1), small, dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST);
+        assertEquals(2, megatron.dpStride());
+        assertEquals(4, megatron.ppStride());
     }
 
     // ------------------------------------------------------------------ ZeRO volumes, section 7

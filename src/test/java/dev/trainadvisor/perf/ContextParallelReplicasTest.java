@@ -84,16 +84,18 @@ class ContextParallelReplicasTest {
 
     @Test
     void aGridGroupIsPlacedByItsMembersPerNode() throws Exception {
-        // 2 DGX H100 (8 GPUs a node), tp 2, cp 2, pp 2, dp 2: ranks TP innermost, then CP (stride 2), PP (stride 4),
-        // DP (stride 8). Rank 0's data-and-context group is {0, 2} of node 0 and {8, 10} of node 1: two nodes, two
-        // members on each, so four such groups share a node's network (8 GPUs / 2 members)
+        // 2 DGX H100 (8 GPUs a node), tp 2, cp 2, pp 2, dp 2, ranks numbered replicas outermost (Megatron's
+        // --use-tp-pp-dp-mapping): TP innermost, then CP (stride 2), PP (stride 4), DP (stride 8). Rank 0's
+        // data-and-context group is {0, 2} of node 0 and {8, 10} of node 1: two nodes, two members on each, so four
+        // such groups share a node's network (8 GPUs / 2 members)
         RunSpec s = read("""
                 cluster: {preset: dgx-h100, nodes: 2}
                 model: llama-3-8b
                 parallel: {tp: 2, cp: 2, pp: 2, dp: 2}
                 training: {seq_len: 8192, micro_batch_size: 1, micro_batches: 4}
                 """);
-        Topology t = new Topology(s.cluster(), s.run().parallel());
+        Topology t = new Topology(s.cluster(), s.run().parallel(), dev.trainadvisor.spec.RankOrder.DATA_OUTERMOST);
+        assertEquals(8, t.dpStride());
         LinkChoice l = t.place(2, t.cpStride(), 2, t.dpStride());
         assertTrue(l.crossesNodes());
         assertEquals(2, l.nodesSpanned());
