@@ -20,7 +20,10 @@ record RunHeader(String cluster, String model, String layout) {
         StringBuilder layout = new StringBuilder("tp ").append(p.path("tp").asInt()).append(", pp ").append(p.path("pp").asInt());
         if (p.path("cp").asInt(1) > 1) layout.append(", cp ").append(p.path("cp").asInt());
         if (p.path("ep").asInt(1) > 1) layout.append(", ep ").append(p.path("ep").asInt());
-        layout.append(", dp ").append(p.path("dp").asInt()).append(", ZeRO ").append(p.path("zero_stage").asInt())
+        layout.append(", dp ").append(p.path("dp").asInt());
+        // an order the run gave (else its framework's, which the Framework line names)
+        if (p.has("rank_order")) layout.append(" (ranks ").append(p.path("rank_order").asText()).append(")");
+        layout.append(", ZeRO ").append(p.path("zero_stage").asInt())
                 .append(" over ").append(p.path("zero_group_size").asInt()).append("; seq ").append(t.path("seq_len").asInt())
                 .append(", micro-batch ").append(t.path("micro_batch_size").asInt()).append(" x ")
                 .append(t.path("micro_batches").asInt()).append(", recompute ").append(t.path("recompute").asText());

@@ -71,6 +71,18 @@ class ReportsTest {
         assertEquals(BatchTable.Standing.TOTAL, r.standing());
     }
 
+    /** A rank order the run gives is in the header's layout, as the user wrote it; a run without one says none. */
+    @Test
+    void theLayoutLineSaysTheRankOrderTheRunGave() throws Exception {
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SpecReader.parse(Path.of("examples", FILES.get(1)));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("parallel")).put("rank_order", "tp-cp-pp-dp");
+        RunSpec s = new SpecReader().read(tree, "order.yaml");
+        String md = Markdown.of(TrainAdvisor.advise(s.cluster(), s.run()));
+        String layout = md.lines().filter(l -> l.startsWith("**Layout:**")).findFirst().orElseThrow();
+        assertTrue(layout.contains(", dp " + s.run().parallel().dp() + " (ranks tp-cp-pp-dp), ZeRO"), layout);
+        assertFalse(Markdown.of(advice().get(1)).contains("(ranks "), "no order given");
+    }
+
     @Test
     void csvHasTheHeaderOneLinePerRunAndQuotesWhatNeedsIt() {
         BatchTable t = BatchTable.of(advice(), FILES);
