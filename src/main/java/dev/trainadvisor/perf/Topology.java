@@ -21,11 +21,6 @@ public final class Topology {
         this.order = order;
     }
 
-    /** Ranks numbered as the run says, else pipeline stages outermost (a framework without a profile's order). */
-    public Topology(Cluster cluster, Parallel parallel) {
-        this(cluster, parallel, parallel.rankOrder() != null ? parallel.rankOrder() : RankOrder.PIPELINE_OUTERMOST);
-    }
-
     public RankOrder order() { return order; }
 
     public int tpStride() { return 1; }

@@ -365,9 +365,9 @@ public final class Frameworks {
                     return n.asInt();
                 }, false),
                 fact(top, "rank_order", n -> {
-                    RankOrder o = n.isTextual() ? RankOrder.parse(n.asText()) : null;
+                    RankOrder o = n.isTextual() ? RankOrder.byKey(n.asText()) : null;
                     if (o == null) throw new IllegalArgumentException("one of " + RankOrder.keys()
-                            + " (innermost first, as Megatron-LM writes its order)");
+                            + " (innermost first, as a run file writes it)");
                     return o;
                 }, false),
                 fact(top, "interleaved_p2p_overlap", n -> {

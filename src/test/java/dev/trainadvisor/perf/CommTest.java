@@ -61,7 +61,7 @@ class CommTest {
     @Test
     void placementOnTwoNvlinkNodes() {
         Cluster c = PerfFixtures.dgxA100(2);
-        Topology topo = new Topology(c, PerfFixtures.parallel(1, 1, 16, false, 0, 16, 1));
+        Topology topo = new Topology(c, PerfFixtures.parallel(1, 1, 16, false, 0, 16, 1), dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST);
         double nvlink3Gbps = 231.6, nodeNetworkGbps = 8 * 200 / 8.0 * 0.96;
         assertEquals(192.0, nodeNetworkGbps, 1e-12);
 
@@ -96,7 +96,7 @@ class CommTest {
     @Test
     void placementOnTwoPcieNodesIsBoundByPcie() {
         Cluster c = PerfFixtures.a100Pcie(2);
-        Topology topo = new Topology(c, PerfFixtures.parallel(1, 1, 16, false, 1, 16, 1));
+        Topology topo = new Topology(c, PerfFixtures.parallel(1, 1, 16, false, 1, 16, 1), dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST);
         double pcie4Gbps = 20, nodeNetworkGbps = 2 * 100 / 8.0 * 0.96;
 
         LinkChoice inNode = topo.place(8, 1);

@@ -52,11 +52,11 @@ class NvlinkDomainTest {
     void tensorParallelismSpansTraysOnNvlinkInsideTheRack() {
         RunSpec rack = nvl72(1, null), trays = nvl72(1, 4);
         Parallel p = rack.run().parallel();
-        LinkChoice inRack = new Topology(rack.cluster(), p).place(p.tp(), 1);
+        LinkChoice inRack = new Topology(rack.cluster(), p, dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST).place(p.tp(), 1);
         assertEquals("NVLink5", inRack.linkKey());
         assertEquals(rack.cluster().intraNode().busbwGbps(), inRack.busbwGbps(), 0);
         assertFalse(inRack.crossesNodes());
-        LinkChoice overTrays = new Topology(trays.cluster(), p).place(p.tp(), 1);
+        LinkChoice overTrays = new Topology(trays.cluster(), p, dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST).place(p.tp(), 1);
         assertEquals("IB-NDR", overTrays.linkKey());
         assertEquals(trays.cluster().interNode().nodeGbps() * 4 / 4, overTrays.busbwGbps(), 1e-9);
         assertTrue(overTrays.crossesNodes());
@@ -80,7 +80,7 @@ class NvlinkDomainTest {
         RunSpec two = nvl72(2, null);
         Parallel p = two.run().parallel();
         assertEquals(18, p.dp());
-        Topology topo = new Topology(two.cluster(), p);
+        Topology topo = new Topology(two.cluster(), p, dev.trainadvisor.spec.RankOrder.PIPELINE_OUTERMOST);
         LinkChoice dp = topo.place(p.dp(), topo.dpStride());
         assertEquals("IB-NDR", dp.linkKey());
         assertEquals(2, dp.nodesSpanned(), "two NVLink domains");

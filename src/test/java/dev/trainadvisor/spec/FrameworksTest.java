@@ -270,6 +270,20 @@ class FrameworksTest {
         assertNull(Frameworks.builtIn().profiles().get("torchtitan").at(null).recipeZeroStageOrNull());
     }
 
+    /** A profile's rank_order is one of the two orders a run file writes; anything else names the file and field. */
+    @Test
+    void aRankOrderIsOneOfTheTwo() throws IOException {
+        for (String bad : new String[]{"tp-cp-ep-dp-pp", "pp-dp-cp-tp"}) {
+            var tree = renamedCopy("megatron-core", "megatron-core-copy");
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("rank_order")).put("value", bad);
+            Files.writeString(dir.resolve("megatron-core-copy.json"), tree.toPrettyString());
+            SpecException e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
+            assertEquals("rank_order.value", e.field());
+            assertTrue(e.getMessage().contains("[tp-cp-dp-pp, tp-cp-pp-dp]") && e.getMessage().contains(bad), e.getMessage());
+            assertTrue(e.getMessage().contains("megatron-core-copy.json"), e.getMessage());
+        }
+    }
+
     /**
      * A DeepSpeed log states its release (deepspeed.initialize's "DeepSpeed info: version="), which says which version
      * ran exactly: 2afa1c7's chunked all-reduce was first released in v0.12.4. The release decides before the date
