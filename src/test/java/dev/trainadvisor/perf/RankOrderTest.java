@@ -128,6 +128,28 @@ class RankOrderTest {
                 && e.getMessage().contains("pp-dp-tp"), e.getMessage());
     }
 
+    /**
+     * Megatron refuses an MoE whose experts do not fold inside a replica's tp x cp ranks when the replicas are outermost
+     * (parallel_state.py: "When not using pp-last rank ordering, the data parallel size of the attention and moe layers
+     * must be the same"): so does the reader, naming the field; ep x etp = tp x cp is accepted.
+     */
+    @Test
+    void expertsFoldInsideAReplicaWhenTheReplicasAreOutermost() throws Exception {
+        String yaml = """
+                cluster: {preset: dgx-h100, nodes: 8}
+                model: mixtral-8x7b
+                parallel: {tp: %d, pp: 4, ep: 8, rank_order: tp-cp-pp-dp}
+                training: {seq_len: 4096, micro_batch_size: 1, micro_batches: 16, framework: megatron-core}
+                """;
+        SpecException e = assertThrows(SpecException.class, () -> read(String.format(yaml, 1)));
+        assertEquals("parallel.rank_order", e.field());
+        assertTrue(e.getMessage().contains("ep*etp (8*1) equal to tp*cp (1*1)"), e.getMessage());
+        RunSpec folded = read(String.format(yaml, 8).replace("ep: 8", "ep: 8, etp: 1"));
+        assertEquals(RankOrder.DATA_OUTERMOST, folded.run().parallel().rankOrder());
+        // the stages outermost (the framework's order) fold them over the stage's tp x cp x dp
+        assertEquals(8, read(String.format(yaml, 1).replace(", rank_order: tp-cp-pp-dp", "")).run().parallel().ep());
+    }
+
     @Test
     void megatronsSpellingsAreRead() {
         assertEquals(RankOrder.PIPELINE_OUTERMOST, RankOrder.parse("tp-cp-ep-dp-pp"));   // Megatron-Core's default
