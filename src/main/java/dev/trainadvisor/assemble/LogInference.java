@@ -52,6 +52,7 @@ final class LogInference {
                 {"parallel.tp", "--tp"}, {"parallel.pp", "--pp"}, {"parallel.dp", "--dp"}, {"parallel.cp", "--cp"},
                 {"parallel.ep", "--ep"}, {"parallel.zero_stage", "--zero-stage"}, {"parallel.zero_group_size", "--zero-group-size"},
                 {"parallel.sequence_parallel", "--sequence-parallel"}, {"parallel.virtual_stages", "--virtual-stages"},
+                {"parallel.rank_order", "--rank-order"},
                 {"training.seq_len", "--seq-len"}, {"training.micro_batch_size", "--micro-batch-size"},
                 {"training.micro_batches", "--micro-batches"}, {"training.recompute", "--recompute"},
                 {"training.precision", "--precision"}, {"training.flash_attention", "--flash-attention"},

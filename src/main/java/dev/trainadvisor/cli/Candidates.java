@@ -42,6 +42,10 @@ final class Candidates {
         @Override public Iterator<String> iterator() { return Arrays.stream(Precision.values()).map(Precision::key).iterator(); }
     }
 
+    static final class RankOrders implements Iterable<String> {
+        @Override public Iterator<String> iterator() { return dev.trainadvisor.spec.RankOrder.keys().iterator(); }
+    }
+
     static final class Recomputes implements Iterable<String> {
         @Override public Iterator<String> iterator() { return Arrays.stream(Recompute.values()).map(Recompute::key).iterator(); }
     }

@@ -125,6 +125,11 @@ final class LogRunOptions {
         @Option(names = "--virtual-stages", paramLabel = "N", order = 38,
                 description = "interleaved pipeline stages a GPU holds (default: the log's, else 1)")
         Integer virtualStages;
+
+        @Option(names = "--rank-order", paramLabel = "ORDER", order = 39, completionCandidates = Candidates.RankOrders.class,
+                description = "how ranks are numbered, innermost first: ${COMPLETION-CANDIDATES} (tp-cp-pp-dp: Megatron's "
+                        + "--use-tp-pp-dp-mapping; default: the log's, else the framework's)")
+        String rankOrder;
     }
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -134,6 +139,7 @@ final class LogRunOptions {
         Object[][] all = {{"parallel.tp", l.tp}, {"parallel.pp", l.pp}, {"parallel.dp", l.dp}, {"parallel.cp", l.cp},
                 {"parallel.ep", l.ep}, {"parallel.zero_stage", l.zeroStage}, {"parallel.zero_group_size", l.zeroGroupSize},
                 {"parallel.sequence_parallel", l.sequenceParallel}, {"parallel.virtual_stages", l.virtualStages},
+                {"parallel.rank_order", l.rankOrder},
                 {"training.seq_len", r.seqLen}, {"training.micro_batch_size", r.microBatchSize},
                 {"training.micro_batches", r.microBatches}, {"training.recompute", r.recompute}, {"training.precision", r.precision},
                 {"training.flash_attention", r.flashAttention}, {"training.attention_kernel", r.attentionKernel},

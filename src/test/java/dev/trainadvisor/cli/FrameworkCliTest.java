@@ -142,4 +142,21 @@ class FrameworkCliTest {
         assertEquals(Main.OK, given.code(), given.err());
         assertFalse(given.err().contains("parallel.zero_stage"), given.err());
     }
+
+    /** --rank-order numbers a log's ranks as Megatron's --use-tp-pp-dp-mapping does; a bad order names the option. */
+    @Test
+    void aLogsRankOrderIsGivenOnTheCommandLine() throws IOException {
+        String[] run = {"advise", "--log", "src/test/resources/logs/nemo/gpt3-1.3b-progress-bar.log", "--cluster",
+                "dgx-a100-80gb", "--model", "gpt3-1.3b", "--seq-len", "2048", "--micro-batch-size", "4", "--tp", "1",
+                "--pp", "2", "--zero-stage", "1", "--rank-order"};
+        CliTest.Result r = CliTest.run(java.util.stream.Stream.concat(java.util.Arrays.stream(run),
+                java.util.stream.Stream.of("tp-cp-pp-dp")).toArray(String[]::new));
+        assertEquals(Main.OK, r.code(), r.err());
+        com.fasterxml.jackson.databind.JsonNode a = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertEquals("tp-cp-pp-dp", a.path("run").path("parallel").path("rank_order").asText());
+        CliTest.Result bad = CliTest.run(java.util.stream.Stream.concat(java.util.Arrays.stream(run),
+                java.util.stream.Stream.of("dp-pp")).toArray(String[]::new));
+        assertEquals(Main.BAD_INPUT, bad.code(), bad.err());
+        assertTrue(bad.err().contains("--rank-order") && bad.err().contains("tp-cp-dp-pp, tp-cp-pp-dp"), bad.err());
+    }
 }
