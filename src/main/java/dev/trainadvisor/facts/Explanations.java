@@ -61,10 +61,17 @@ public final class Explanations {
         };
     }
 
-    /** One collective's time in full: "op over n GPUs: calls x alpha + factor x bytes / busbw = seconds, exposed". */
+    /**
+     * One collective's time in full: "op over n GPUs: calls x alpha + factor x bytes / busbw = seconds, exposed", with
+     * where a group that crosses nodes lies ("over 8 GPUs across 2 nodes, 4 on each: ...", as the rank order puts it).
+     */
     private static void collective(Explain e, CollectiveFact c) {
         String n = c.name();
-        e.text(n + " over ").count(n + ".group_size", c.groupSize()).text(" GPUs: ");
+        e.text(n + " over ").count(n + ".group_size", c.groupSize()).text(" GPUs");
+        if (c.crossesNodes() && c.domains() > 1)
+            e.text(" across ").count(n + ".nodes", c.domains()).text(c.rackScale() ? " NVLink domains, " : " nodes, ")
+                    .count(n + ".per_node", c.perDomain()).text(" on each");
+        e.text(": ");
         Eq transfer = Eq.div(Eq.times(Eq.v(n + ".factor", c.factor(), ""), Eq.v(n + ".bytes", c.bytesPerStep() / 1e9, "GB")),
                 Eq.v(n + ".busbw", c.busbwGbps(), "GB/s"));
         Eq formula = c.calls() > 0 && c.alphaUs() > 0

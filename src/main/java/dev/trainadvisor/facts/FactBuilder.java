@@ -61,7 +61,8 @@ public final class FactBuilder {
         if (offload != null) facts.add(offload);
         facts.add(stepFact(p, b.fit() != null));
         facts.add(launchFact(p, b.catalogue().run().training()));
-        for (Collective col : p.collectives()) facts.add(collectiveFact(col, p.stepTimeS()));
+        for (Collective col : p.collectives())
+            facts.add(collectiveFact(col, p.stepTimeS(), cluster.nvlinkDomain() > cluster.gpusPerNode()));
         var m = p.memory();
         facts.add(new MemoryFact(m.totalGb(), m.capacityGb(), m.weightsGb(), m.gradientsGb(), m.optimizerGb(),
                 m.activationsGb(), m.logitsGb(), m.buffersGb()));
@@ -198,11 +199,11 @@ public final class FactBuilder {
                 phases);
     }
 
-    public static CollectiveFact collectiveFact(Collective col, double stepTimeS) {
+    public static CollectiveFact collectiveFact(Collective col, double stepTimeS, boolean rackScale) {
         return new CollectiveFact(col.op(), col.kind(), col.group(), col.groupSize(), col.factor(), col.bytesPerStep(),
                 col.calls(), col.alphaUs(), col.link().linkKey(), col.link().scope(), col.link().crossesNodes(),
                 col.busbwGbps(), col.seconds(), col.exposedSeconds(), col.exposedSeconds() / stepTimeS,
-                col.overlapsWith());
+                col.overlapsWith(), col.link().nodesSpanned(), col.link().membersPerNode(), rackScale);
     }
 
     public static GapFact gap(ObservationFact o, StepPrediction expected, StepPrediction fitted) {

@@ -104,8 +104,11 @@ class CommunicationRulesTest {
         assertEquals(16, evidence(d, "tp"), 0);
         assertTrue(d.explanation().contains("The tensor-parallel group of 16 GPUs spans nodes of 8 GPUs: its per-layer"
                 + " collectives cross IB-HDR"), d.explanation());
-        assertTrue(d.explanation().contains("tp-all-gather over 16 GPUs: 0.9375 x 64 GB / 24 GB/s = 2.5 s, of which 2.5 s exposed"),
-                d.explanation());
+        // a group of 16 over nodes of 8 (GivenFacts: two nodes, half on each), said where it lies
+        assertTrue(d.explanation().contains("tp-all-gather over 16 GPUs across 2 nodes, 8 on each: 0.9375 x 64 GB / 24 GB/s"
+                + " = 2.5 s, of which 2.5 s exposed"), d.explanation());
+        assertEquals(2, evidence(d, CollectiveOp.TP_ALL_GATHER.key() + ".nodes"), 0);
+        assertEquals(8, evidence(d, CollectiveOp.TP_ALL_GATHER.key() + ".per_node"), 0);
         assertTrue(d.explanation().contains("They leave 5 s exposed: 5 s / 20 s = 25% of the 20 s step."), d.explanation());
     }
 
@@ -202,8 +205,8 @@ class CommunicationRulesTest {
         assertEquals(24, evidence(d, "inter_node_gbps"), 0);
         assertTrue(d.explanation().contains("The collectives that cross nodes over IB-HDR100 (2 NICs per node, 24 GB/s per node,"
                 + " the catalogue's value) leave 2 s of the 8 s step exposed."), d.explanation());
-        assertTrue(d.explanation().contains(RS + " over 16 GPUs: 0.9375 x 32 GB / 12 GB/s = 2.5 s, of which 2 s exposed."),
-                d.explanation());
+        assertTrue(d.explanation().contains(RS + " over 16 GPUs across 2 nodes, 8 on each: 0.9375 x 32 GB / 12 GB/s = 2.5 s,"
+                + " of which 2 s exposed."), d.explanation());
         assertFalse(fired(r, "intra-node-bandwidth"));
     }
 

@@ -228,7 +228,8 @@ final class GivenFacts {
         double seconds = calls * alphaUs * 1e-6 + factor * bytes / (busbwGbps * 1e9);
         phase(op.key(), exposedS);
         collectives.add(step -> new CollectiveFact(op, op.kind(), op.group(), groupSize, factor, bytes, calls, alphaUs, link,
-                scope, crossesNodes, busbwGbps, seconds, exposedS, exposedS / step, window));
+                scope, crossesNodes, busbwGbps, seconds, exposedS, exposedS / step, window, crossesNodes ? 2 : 1,
+                crossesNodes ? groupSize / 2 : groupSize, false));
         return this;
     }
 
