@@ -36,6 +36,11 @@ public enum CollectiveOp {
     TP_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.TP),
     /** Pipeline parallelism: activations forward and their gradients backward across a stage boundary. */
     PP_SEND_RECV(CollectiveKind.SEND_RECV, ProcessGroup.PP),
+    /**
+     * Pipeline parallelism with tied embeddings: the first stage's embedding and the last stage's output head are one
+     * weight, their gradients all-reduced between the two stages once a step.
+     */
+    PP_EMBEDDING_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.PP),
     /** Context parallelism: ring attention passes K and V (and their gradients) around the group. */
     CP_KV_EXCHANGE(CollectiveKind.ALL_GATHER, ProcessGroup.CP),
     /** Expert parallelism: tokens to their experts and back. */

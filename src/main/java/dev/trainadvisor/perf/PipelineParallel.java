@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Pipeline parallelism: each micro-batch's activations sent forward and their gradients back across every stage
- * boundary, once per virtual stage; sequence parallelism sends a tensor-parallel rank's share only. Its bubble is
+ * boundary, once per virtual stage; sequence parallelism sends a tensor-parallel rank's share only. With tied
+ * embeddings the first and last stages all-reduce the shared weight's gradients once a step. Its bubble is
  * part of the step's compute ({@link StepModel}). The sends are waited for before the chunk they feed, unless the
  * framework's interleaved schedule overlaps them ({@code interleaved_p2p_overlap}, Megatron-LM's overlap_p2p_comm):
  * then a chunk's sends and receives run while the chunks around it compute, every micro-batch's compute but the
@@ -29,7 +30,17 @@ final class PipelineParallel implements ParallelDimension {
         double act = s.tokensPerMicroBatch() * s.model().hidden() * 2 / (p.sequenceParallel() ? p.tp() : 1);
         long calls = 2L * s.training().microBatches() * p.virtualStages();
         boolean overlapped = p.virtualStages() > 1 && s.training().framework().overlapsInterleavedP2p();
-        return List.of(new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, act, calls, calls, link,
-                overlapped ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE, 0.5, false));
+        CollectivePlan sends = new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, act, calls, calls, link,
+                overlapped ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE, 0.5, false);
+        if (!s.model().tiedEmbeddings()) return List.of(sends);
+        // tied embeddings: the first stage's embedding and the last stage's head are one weight, split over the vocabulary
+        // by tensor parallelism; their gradients are all-reduced between the two stages after the backward, before the
+        // optimizer (Megatron-Core's finalize_model_grads._allreduce_word_embedding_grads over the embedding group of
+        // the first and last stages, megatron/core/distributed/finalize_model_grads.py:164 at d98e8a6; DeepSpeed's
+        // pipeline engine's _exec_reduce_tied_grads), in the gradients' reduction dtype
+        double grads = Params.embedding(s.model()) / p.tp() * s.training().gradReducePrecision().bytes;
+        LinkChoice ends = s.topology().place(2, s.topology().ppStride() * (p.pp() - 1));
+        return List.of(sends, CollectivePlan.gradientReduction(CollectiveOp.PP_EMBEDDING_ALL_REDUCE, 2, grads, 1, 1, ends,
+                OverlapWindow.NONE));
     }
 }
