@@ -19,7 +19,8 @@ public record StepContext(Cluster cluster, Model model, Parallel parallel, Train
 
     /** With the sharding and shard of the layout already worked out (StepModel.Pieces). */
     static StepContext of(Cluster c, Model m, Parallel p, Training t, Sharding sharding, Shard shard) {
-        return new StepContext(c, m, p, t, new Topology(c, p, p.ranks(t.framework())), sharding, shard, StepOperations.tokensPerMicroBatch(p, t));
+        return new StepContext(c, m, p, t, new Topology(c, p, p.ranks(t.framework())), sharding, shard,
+                StepOperations.tokensPerMicroBatch(p, t));
     }
 
     /** Bytes of one 16-bit (or fp32) activation or weight element. */

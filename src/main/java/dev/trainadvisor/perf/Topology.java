@@ -21,8 +21,6 @@ public final class Topology {
         this.order = order;
     }
 
-    public RankOrder order() { return order; }
-
     public int tpStride() { return 1; }
     public int cpStride() { return parallel.tp(); }
     public int ppStride() {

@@ -11,6 +11,7 @@ import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Offload;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.Recompute;
+import dev.trainadvisor.spec.RankOrder;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.RunSpec;
 
@@ -290,6 +291,8 @@ public final class LayoutSearch {
                     && base.precision() != Precision.FP8 ? List.of(base.precision(), Precision.FP8) : List.of(base.precision());
             // the ZeRO stages the run's framework runs (its profile's); on one replica, the first of them
             List<Integer> zeroStages = List.copyOf(run.training().framework().zero().keySet());
+            // numbered replicas outermost, Megatron folds the experts inside a replica's tp x cp ranks (RunResolver)
+            boolean replicasOutermost = run.parallel().ranks(run.training().framework()) == RankOrder.DATA_OUTERMOST;
             List<Layout> out = new ArrayList<>();
             for (int tp : values(vary, "tp", base.tp(), divisors(gpus, Math.max(1, cluster.nvlinkDomain())))) {
                 if (m.heads() % tp != 0 || (m.kvHeads() % tp != 0 && tp % m.kvHeads() != 0)) continue;
@@ -310,7 +313,7 @@ public final class LayoutSearch {
                             // model must be divisible pipeline model parallel size" and "number of layers per pipeline
                             // stage must be divisible number of layers per virtual pipeline stage"
                             if (vary.contains("virtual_stages") && vs > 1 && m.layers() % (pp * vs) != 0) continue;
-                            for (int[] e : experts(m, tp, cp, dp, vary, base))
+                            for (int[] e : experts(m, tp, cp, dp, vary, base, pp > 1 && replicasOutermost))
                                 for (boolean sp : tp == 1 ? List.of(false)
                                         : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))
                                     for (int zero : dp == 1 ? List.of(zeroStages.get(0))
@@ -331,7 +334,8 @@ public final class LayoutSearch {
         }
 
         /** (ep, etp) pairs: 1 and tp for a dense model; for MoE the expert counts' divisors that fold into the stage. */
-        private static List<int[]> experts(Model m, int tp, int cp, int dp, Set<String> vary, Layout base) {
+        private static List<int[]> experts(Model m, int tp, int cp, int dp, Set<String> vary, Layout base,
+                                           boolean insideReplica) {
             if (!m.isMoe()) return List.<int[]>of(new int[]{1, tp});
             List<int[]> out = new ArrayList<>();
             List<Integer> etps = values(vary, "etp", base.etp() == base.tp() ? tp : base.etp(),
@@ -341,6 +345,7 @@ public final class LayoutSearch {
                 for (int ep : values(vary, "ep", base.ep(), divisors(m.moe().experts(), m.moe().experts()))) {
                     // in long: ep and etp each reach 2^20 (spec.Bounds), and their product wraps an int to 0
                     if (m.moe().experts() % ep != 0 || ((long) tp * cp * dp) % ((long) ep * etp) != 0) continue;
+                    if (insideReplica && (long) ep * etp != (long) tp * cp) continue;
                     out.add(new int[]{ep, etp});
                 }
             }

@@ -312,21 +312,20 @@ final class RunResolver {
                         + (long) ep * etp + ") to divide tp*cp*dp (" + (long) tp * cp * dp + "): the expert layers fold their "
                         + "ranks over the attention's (MoE parallel folding; etp defaults to tp)");
         }
-        Framework framework = training.framework();
-        RankOrder order = p.rankOrder() != null ? p.rankOrder() : framework.ranks();
+        Framework fw = training.framework();
+        RankOrder order = p.rankOrder() != null ? p.rankOrder() : fw.ranks();
         // with the replicas outermost a stage's ranks are not consecutive, and Megatron folds the experts inside each
         // replica's tp x cp ranks only ("When not using pp-last rank ordering, the data parallel size of the attention and
         // moe layers must be the same", megatron/core/parallel_state.py at d98e8a6)
         if (model.isMoe() && pp > 1 && order == RankOrder.DATA_OUTERMOST && (long) ep * etp != (long) tp * cp)
             throw error(file, p.rankOrder() != null ? "parallel.rank_order" : "parallel.ep", "ep*etp (" + ep + "*" + etp
                     + ") equal to tp*cp (" + tp + "*" + cp + ") with the ranks numbered " + order.key() + " ("
-                    + (p.rankOrder() != null ? "as the run file says" : framework.label() + "'s order")
+                    + (p.rankOrder() != null ? "as the run file says" : fw.label() + "'s order")
                     + ") and pp above 1: the experts fold inside each replica's tp x cp ranks; tp-cp-dp-pp folds them "
                     + "over the stage's tp x cp x dp");
         int zero = or(p.zeroStage(), 0);
         int zg = or(p.zeroGroupSize(), dp);
         if (dp % zg != 0) throw error(file, "parallel.zero_group_size", "a divisor of dp (" + dp + "), got " + zg);
-        Framework fw = framework;
         Framework.Stage stage = fw.stage(zero);
         if (stage == null)
             throw error(file, "parallel.zero_stage", "a ZeRO stage " + fw.label() + " runs, one of " + fw.zero().keySet()

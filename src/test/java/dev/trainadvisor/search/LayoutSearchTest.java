@@ -234,4 +234,29 @@ class LayoutSearchTest {
         assertTrue(compared > 1000, "layouts compared: " + compared);
         assertTrue(fullFitsOthersNot > compared / 2, "layouts that need less memory in full: " + fullFitsOthersNot);
     }
+
+    /**
+     * Numbered replicas outermost, Megatron folds an MoE's experts inside each replica's tp x cp ranks (the reader refuses
+     * anything else, spec.RankOrder): with pipeline stages the search offers only such layouts; the stages outermost
+     * fold them over the stage's tp x cp x dp and the search offers the rest too.
+     */
+    @Test
+    void anMoeSearchKeepsTheExpertsInsideAReplicaWhenTheReplicasAreOutermost() throws Exception {
+        String yaml = """
+                cluster: {preset: dgx-h100, nodes: 8}
+                model: mixtral-8x7b
+                parallel: {tp: 8, pp: 4, ep: 8, etp: 1%s}
+                training: {seq_len: 4096, micro_batch_size: 1, micro_batches: 16, framework: megatron-core}
+                """;
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        RunSpec replicas = new SpecReader().read(mapper.readTree(String.format(yaml, ", rank_order: tp-cp-pp-dp")), "r");
+        RunSpec stages = new SpecReader().read(mapper.readTree(String.format(yaml, "")), "s");
+        Set<String> knobs = Set.of("tp", "pp", "ep", "etp");
+        List<Layout> r = LayoutSearch.Space.enumerate(replicas.cluster(), replicas.run(), knobs);
+        assertTrue(r.stream().anyMatch(l -> l.pp() > 1));
+        for (Layout l : r)
+            if (l.pp() > 1) assertEquals((long) l.tp() * l.cp(), (long) l.ep() * l.etp(), l.describe());
+        assertTrue(LayoutSearch.Space.enumerate(stages.cluster(), stages.run(), knobs).stream()
+                .anyMatch(l -> l.pp() > 1 && l.ep() * l.etp() != l.tp() * l.cp()), "folded over tp x cp x dp");
+    }
 }
