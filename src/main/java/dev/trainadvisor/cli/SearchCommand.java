@@ -85,7 +85,9 @@ final class SearchCommand implements Callable<Integer> {
         @Option(names = "--vary", split = ",", paramLabel = "KNOB", order = 12, completionCandidates = Candidates.Knobs.class,
                 description = "the knobs to vary, comma-separated: ${COMPLETION-CANDIDATES} (offload: the optimizer's "
                         + "states on the host, at ZeRO 3 the parameters too, only where nothing fits without; fp8: GEMMs in "
-                        + "fp8 where the GPU has it, which changes the numerics; default: all but fp8)")
+                        + "fp8 where the GPU has it, which changes the numerics; rank_order: the ranks numbered the other "
+                        + "way, for a framework with a switch for it, as Megatron's --use-tp-pp-dp-mapping; default: all "
+                        + "but fp8 and rank_order)")
         List<String> vary;
 
         @Option(names = "--headroom", paramLabel = "SHARE", order = 13, defaultValue = "0.05",
@@ -145,6 +147,11 @@ final class SearchCommand implements Callable<Integer> {
         if (knobNames.contains("fp8") && !s.cluster().gpu().peakTflops().containsKey(dev.trainadvisor.spec.Precision.FP8))
             spec.commandLine().getErr().println("note: --vary fp8: the " + s.cluster().gpu().key()
                     + " has no fp8 tensor cores in the catalogue; fp8 is not searched");
+        dev.trainadvisor.spec.Framework fw = s.run().training().framework();
+        if (knobNames.contains("rank_order") && (fw.rankOrder() == null || fw.rankOrder().flag() == null))
+            spec.commandLine().getErr().println("note: --vary rank_order: " + fw.label() + " numbers its ranks "
+                    + s.run().parallel().ranks(fw).key() + " with no switch for the other order (knowledge-base/frameworks/"
+                    + fw.key() + ".json); rank_order is not searched");
         LayoutSearch.Options opts = new LayoutSearch.Options(k.top, k.headroom, Set.copyOf(knobNames),
                 k.threads != null ? k.threads : Runtime.getRuntime().availableProcessors());
         LayoutSearch.Result r = LayoutSearch.search(s, opts);

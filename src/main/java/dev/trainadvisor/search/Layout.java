@@ -3,6 +3,7 @@ package dev.trainadvisor.search;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Offload;
 import dev.trainadvisor.spec.Precision;
+import dev.trainadvisor.spec.RankOrder;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.RunMetrics;
 import dev.trainadvisor.spec.Training;
@@ -19,10 +20,20 @@ import java.util.Locale;
  *                          share of the global batch
  * @param recomputeFraction with full recomputation, the share of layers that recompute (1 otherwise)
  * @param precision         the GEMMs' precision: the run's, or fp8 where the search varies it on a GPU that has it
+ * @param rankOrder         how the ranks are numbered: the run's ({@code parallel.rank_order}, null for its framework's),
+ *                          or the other order where the search varies it for a framework that can switch
  */
 public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
                      int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
-                     Precision precision, Offload offload) {
+                     Precision precision, Offload offload, RankOrder rankOrder) {
+
+    /** A layout whose ranks are numbered as its run's framework numbers them. */
+    public Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
+                  int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
+                  Precision precision, Offload offload) {
+        this(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize, microBatches, recompute,
+                recomputeFraction, precision, offload, null);
+    }
 
     /** A layout that keeps everything on the GPU. */
     public Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
@@ -38,20 +49,20 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         return new Layout(p.tp(), p.pp(), p.virtualStages(), p.cp(), p.dp(), p.ep(), p.etp(), p.sequenceParallel(),
                 p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute(),
-                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision(), t.offload());
+                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision(), t.offload(), p.rankOrder());
     }
 
     /** The same layout with another recomputation: full at this layout's fraction when it had full, else in full. */
     public Layout withRecompute(Recompute r) {
         double fraction = r == Recompute.FULL && recompute == Recompute.FULL ? recomputeFraction : 1.0;
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, r, fraction, precision, offload);
+                microBatches, r, fraction, precision, offload, rankOrder);
     }
 
     /** The same layout with what it keeps on the host. */
     public Layout withOffload(Offload o) {
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, recompute, recomputeFraction, precision, o);
+                microBatches, recompute, recomputeFraction, precision, o, rankOrder);
     }
 
     /**
@@ -62,7 +73,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Parallel b = run.parallel();
         Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, dp, virtualStages, true, true,
                 b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch(), b.moeDispatcher(), b.moeA2aOverlap(),
-                b.rankOrder());
+                rankOrder);
         Training t = run.training();
         Training nt = new Training(t.seqLen(), microBatchSize, microBatches, recompute, precision,
                 t.gradReducePrecision(), t.flashAttention(), recompute == Recompute.FULL ? recomputeFraction : 1.0,
@@ -76,7 +87,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
      * recompute_fraction cleared without full recomputation).
      */
     public RunChange change() {
-        return RunChange.of(RunField.TP, tp).and(RunField.PP, pp).and(RunField.VIRTUAL_STAGES, virtualStages)
+        RunChange c = RunChange.of(RunField.TP, tp).and(RunField.PP, pp).and(RunField.VIRTUAL_STAGES, virtualStages)
                 .and(RunField.CP, cp).and(RunField.DP, dp).and(RunField.EP, ep).and(RunField.ETP, etp)
                 .and(RunField.SEQUENCE_PARALLEL, sequenceParallel).and(RunField.ZERO_STAGE, zeroStage)
                 .and(RunField.ZERO_GROUP_SIZE, dp).and(RunField.OVERLAP_GRAD_REDUCE, true)
@@ -84,6 +95,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 .and(RunField.MICRO_BATCHES, microBatches).and(RunField.RECOMPUTE, recompute)
                 .and(RunField.RECOMPUTE_FRACTION, recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null)
                 .and(RunField.PRECISION, precision).and(RunField.OFFLOAD, offload.any() ? offload : null);
+        // an order only where the layout has one of its own (a layout numbered as its framework does sets none)
+        return rankOrder == null ? c : c.and(RunField.RANK_ORDER, rankOrder);
     }
 
     /** The fields whose values differ from {@code from}'s. */
@@ -108,6 +121,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         if (virtualStages > 1) s.append(" x ").append(virtualStages);
         if (cp > 1) s.append(", cp ").append(cp);
         s.append(", dp ").append(dp);
+        if (rankOrder != null) s.append(" (ranks ").append(rankOrder.key()).append(")");
         if (ep > 1) s.append(", ep ").append(ep).append(etp != tp ? " (etp " + etp + ")" : "");
         return s.append(", ZeRO ").append(zeroStage).append(", micro-batch ").append(microBatchSize).append(" x ")
                 .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
@@ -135,7 +149,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 && zeroStage == l.zeroStage && microBatchSize == l.microBatchSize && microBatches == l.microBatches
                 && Double.compare(recomputeFraction, l.recomputeFraction) == 0
                 && java.util.Objects.equals(recompute, l.recompute)
-                && java.util.Objects.equals(precision, l.precision) && java.util.Objects.equals(offload, l.offload);
+                && java.util.Objects.equals(precision, l.precision) && java.util.Objects.equals(offload, l.offload)
+                && java.util.Objects.equals(rankOrder, l.rankOrder);
     }
 
     @Override
@@ -154,6 +169,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         h = 31 * h + java.util.Objects.hashCode(recompute);
         h = 31 * h + Double.hashCode(recomputeFraction);
         h = 31 * h + java.util.Objects.hashCode(precision);
-        return 31 * h + java.util.Objects.hashCode(offload);
+        h = 31 * h + java.util.Objects.hashCode(offload);
+        return 31 * h + java.util.Objects.hashCode(rankOrder);
     }
 }

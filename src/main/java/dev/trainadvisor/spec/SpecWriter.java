@@ -83,7 +83,10 @@ public final class SpecWriter {
     }
 
     /** An enum as the run file spells it. */
-    public static String key(Enum<?> e) { return e.name().toLowerCase(java.util.Locale.ROOT); }
+    public static String key(Enum<?> e) {
+        // an order is written as its dimensions, innermost first ("tp-cp-pp-dp")
+        return e instanceof RankOrder o ? o.key() : e.name().toLowerCase(java.util.Locale.ROOT);
+    }
 
     static ObjectNode model(Model m) {
         ObjectNode o = F.objectNode();

@@ -124,4 +124,19 @@ class SearchCommandTest {
         assertTrue(r.err().contains("A100-PCIe-80GB has no fp8 tensor cores"), r.err());
         assertEquals(CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--vary", "tp,pp", "--format", "json").out(), r.out());
     }
+
+    /**
+     * Asking to vary the rank order of a framework that numbers its ranks one way only is said, not silently dropped
+     * (InternLM 2023 has no switch); the search is as without it.
+     */
+    @Test
+    void aRankOrderAskedOfAFrameworkWithoutASwitchIsSaid() {
+        CliTest.Result r = CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--vary", "tp,pp,rank_order",
+                "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("internevo 2023 numbers its ranks tp-cp-pp-dp with no switch for the other order"),
+                r.err());
+        assertEquals(CliTest.run("search", "examples/internlm-7b-pcie-1node.yaml", "--vary", "tp,pp", "--format", "json").out(),
+                r.out());
+    }
 }

@@ -259,4 +259,34 @@ class LayoutSearchTest {
         assertTrue(LayoutSearch.Space.enumerate(stages.cluster(), stages.run(), knobs).stream()
                 .anyMatch(l -> l.pp() > 1 && l.ep() * l.etp() != l.tp() * l.cp()), "folded over tp x cp x dp");
     }
+
+    /**
+     * --vary rank_order offers a pipelined layout of a framework with a switch for it (Megatron-Core's
+     * --use-tp-pp-dp-mapping) numbered the other way too: tp 2, pp 2, dp 4 on two DGX H100, whose data-parallel
+     * all-reduce then crosses the nodes (RankOrderTest); the layout writes the order it sets, and the default knobs do
+     * not vary it.
+     */
+    @Test
+    void theRankOrderIsVariedWhereTheFrameworkCanSwitchIt() throws Exception {
+        String yaml = """
+                cluster: {preset: dgx-h100, nodes: 2}
+                model: llama-3-8b
+                parallel: {tp: 2, pp: 2, dp: 4}
+                training: {seq_len: 4096, micro_batch_size: 1, micro_batches: 8, framework: %s}
+                """;
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        RunSpec megatron = new SpecReader().read(mapper.readTree(String.format(yaml, "megatron-core")), "m");
+        List<Layout> both = LayoutSearch.Space.enumerate(megatron.cluster(), megatron.run(), Set.of("rank_order"));
+        assertEquals(2, both.size(), both.toString());
+        assertEquals(null, both.get(0).rankOrder(), "the run's own: its framework's order");
+        assertEquals(dev.trainadvisor.spec.RankOrder.DATA_OUTERMOST, both.get(1).rankOrder());
+        assertEquals("tp-cp-pp-dp", both.get(1).change().asRunFile().get("parallel.rank_order"));
+        assertTrue(both.get(1).describe().contains("dp 4 (ranks tp-cp-pp-dp)"), both.get(1).describe());
+        assertEquals(dev.trainadvisor.spec.RankOrder.DATA_OUTERMOST, both.get(1).apply(megatron.run()).parallel().rankOrder());
+        assertTrue(LayoutSearch.Space.enumerate(megatron.cluster(), megatron.run(), Set.copyOf(LayoutSearch.DEFAULT_KNOBS))
+                .stream().allMatch(l -> l.rankOrder() == null), "not a default knob");
+        // torchtitan numbers its ranks one way only
+        RunSpec titan = new SpecReader().read(mapper.readTree(String.format(yaml, "torchtitan")), "t");
+        assertEquals(1, LayoutSearch.Space.enumerate(titan.cluster(), titan.run(), Set.of("rank_order")).size());
+    }
 }
