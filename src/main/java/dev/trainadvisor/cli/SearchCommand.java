@@ -148,7 +148,7 @@ final class SearchCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("note: --vary fp8: the " + s.cluster().gpu().key()
                     + " has no fp8 tensor cores in the catalogue; fp8 is not searched");
         dev.trainadvisor.spec.Framework fw = s.run().training().framework();
-        if (knobNames.contains("rank_order") && (fw.rankOrder() == null || fw.rankOrder().flag() == null))
+        if (knobNames.contains("rank_order") && !fw.switchesRankOrder())
             spec.commandLine().getErr().println("note: --vary rank_order: " + fw.label() + " numbers its ranks "
                     + s.run().parallel().ranks(fw).key() + " with no switch for the other order (knowledge-base/frameworks/"
                     + fw.key() + ".json); rank_order is not searched");

@@ -19,8 +19,8 @@ package dev.trainadvisor.ingest;
  * <p>Configuration from the argument dump: model.layers/hidden/heads/kv_heads (num_query_groups with
  * group_query_attention)/ffn_hidden/vocab (the padded size when printed)/gated_mlp (swiglu)/tied_embeddings,
  * model.moe.experts/top_k/ffn_hidden/every (num_experts, moe_router_topk, moe_ffn_hidden_size, moe_layer_freq), parallel.tp/pp/cp/ep/dp/virtual_stages/sequence_parallel/zero_stage (use_distributed_optimizer → 1)/
- * overlap_grad_reduce/overlap_param_gather/rank_order (use_tp_pp_dp_mapping), training.seq_len/micro_batch_size/micro_batches (global batch / (micro
- * batch x dp))/recompute/precision/flash_attention. Extra: world_size, global_batch_size, nan_iterations.
+ * overlap_grad_reduce/overlap_param_gather/rank_order (use_tp_pp_dp_mapping), training.seq_len/micro_batch_size/
+ * micro_batches (global batch / (micro batch x dp))/recompute/precision/flash_attention. Extra: world_size, global_batch_size, nan_iterations.
  *
  * <p>History (one entry per iteration line; see {@link StepSeries}): step time, tokens/GPU/s (printed or derived as
  * above), the line's timestamp, {@code lm loss}, {@code learning rate}, {@code grad norm}, {@code loss scale}, skipped

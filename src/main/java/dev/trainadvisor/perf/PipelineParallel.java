@@ -33,8 +33,8 @@ final class PipelineParallel implements ParallelDimension {
         CollectivePlan sends = new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, act, calls, calls, link,
                 overlapped ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE, 0.5, false);
         if (!s.model().tiedEmbeddings()) return List.of(sends);
-        // tied embeddings: the first stage's embedding and the last stage's head are one weight, split over the vocabulary
-        // by tensor parallelism; their gradients are all-reduced between the two stages after the backward, before the
+        // tied embeddings: the first stage's embedding and the last stage's head are one weight, split over the
+        // vocabulary by tensor parallelism; their gradients are all-reduced between the two stages after the backward, before the
         // optimizer (Megatron-Core's finalize_model_grads._allreduce_word_embedding_grads over the embedding group of
         // the first and last stages, megatron/core/distributed/finalize_model_grads.py:164 at d98e8a6; DeepSpeed's
         // pipeline engine's _exec_reduce_tied_grads), in the gradients' reduction dtype

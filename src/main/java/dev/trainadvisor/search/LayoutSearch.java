@@ -48,11 +48,12 @@ public final class LayoutSearch {
     /**
      * The knobs varied unless asked otherwise: all but fp8, which changes the numerics of every GEMM (a run that is
      * not fp8 is not made fp8 unless --vary names it), and rank_order, which only a framework with a switch for it can
-     * change (Megatron's --use-tp-pp-dp-mapping) and which doubles every pipelined layout. Both data-parallel overlaps are always on: the model never
-     * predicts an overlap slower than none, and they cost no memory, so a layout without them is never the best.
+     * change (Megatron's --use-tp-pp-dp-mapping) and which doubles every pipelined layout. Both data-parallel overlaps
+     * are always on: the model never predicts an overlap slower than none, and they cost no memory, so a layout
+     * without them is never the best.
      */
-    public static final List<String> DEFAULT_KNOBS = KNOBS.stream().filter(k -> !k.equals("fp8") && !k.equals("rank_order"))
-            .toList();
+    public static final List<String> DEFAULT_KNOBS = KNOBS.stream()
+            .filter(k -> !k.equals("fp8") && !k.equals("rank_order")).toList();
 
     /**
      * @param top      how many layouts to return in full
@@ -297,8 +298,9 @@ public final class LayoutSearch {
             // (its profile's rank_order names the switch: Megatron's --use-tp-pp-dp-mapping), the other order too
             dev.trainadvisor.spec.Framework fw = run.training().framework();
             RankOrder own = run.parallel().ranks(fw);
-            RankOrder other = own == RankOrder.PIPELINE_OUTERMOST ? RankOrder.DATA_OUTERMOST : RankOrder.PIPELINE_OUTERMOST;
-            boolean switchable = vary.contains("rank_order") && fw.rankOrder() != null && fw.rankOrder().flag() != null;
+            RankOrder other = own == RankOrder.PIPELINE_OUTERMOST ? RankOrder.DATA_OUTERMOST
+                    : RankOrder.PIPELINE_OUTERMOST;
+            boolean switchable = vary.contains("rank_order") && fw.switchesRankOrder();
             List<Layout> out = new ArrayList<>();
             for (int tp : values(vary, "tp", base.tp(), divisors(gpus, Math.max(1, cluster.nvlinkDomain())))) {
                 if (m.heads() % tp != 0 || (m.kvHeads() % tp != 0 && tp % m.kvHeads() != 0)) continue;
@@ -323,23 +325,25 @@ public final class LayoutSearch {
                             List<RankOrder> orders = new ArrayList<>();
                             orders.add(base.rankOrder());
                             if (switchable && pp > 1 && dp * cp > 1) orders.add(other);
-                            for (RankOrder order : orders)
-                            // numbered replicas outermost, Megatron folds the experts inside a replica's tp x cp ranks
-                            for (int[] e : experts(m, tp, cp, dp, vary, base,
-                                    pp > 1 && (order != null ? order : own) == RankOrder.DATA_OUTERMOST))
-                                for (boolean sp : tp == 1 ? List.of(false)
-                                        : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))
-                                    for (int zero : dp == 1 ? List.of(zeroStages.get(0))
-                                            : values(vary, "zero_stage", base.zeroStage(), zeroStages))
-                                        for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
-                                                microBatchSizes(perReplica, base.microBatchSize()))) {
-                                            if (perReplica % mbs != 0) continue;
-                                            for (Precision pr : precisions)
-                                                out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
-                                                        (int) (perReplica / mbs), base.recompute(), base.recomputeFraction(), pr,
-                                                        Offload.NONE, order));
-                                            if (out.size() > limit) return null;
-                                        }
+                            for (RankOrder order : orders) {
+                                // numbered replicas outermost, Megatron folds the experts inside a replica's tp x cp
+                                for (int[] e : experts(m, tp, cp, dp, vary, base,
+                                        pp > 1 && (order != null ? order : own) == RankOrder.DATA_OUTERMOST))
+                                    for (boolean sp : tp == 1 ? List.of(false)
+                                            : values(vary, "sequence_parallel", base.sequenceParallel(),
+                                                    List.of(true, false)))
+                                        for (int zero : dp == 1 ? List.of(zeroStages.get(0))
+                                                : values(vary, "zero_stage", base.zeroStage(), zeroStages))
+                                            for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
+                                                    microBatchSizes(perReplica, base.microBatchSize()))) {
+                                                if (perReplica % mbs != 0) continue;
+                                                for (Precision pr : precisions)
+                                                    out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
+                                                            (int) (perReplica / mbs), base.recompute(),
+                                                            base.recomputeFraction(), pr, Offload.NONE, order));
+                                                if (out.size() > limit) return null;
+                                            }
+                            }
                         }
                     }
                 }

@@ -128,6 +128,14 @@ public record Framework(String key, String name, String version, String versionD
     }
 
     /**
+     * Whether a run of it may number its ranks the other way: its profile's rank_order names the switch (Megatron's
+     * --use-tp-pp-dp-mapping); a framework without one numbers them its way only.
+     */
+    public boolean switchesRankOrder() {
+        return rankOrder != null && rankOrder.flag() != null;
+    }
+
+    /**
      * Whether its interleaved pipeline schedule sends activations and gradients between stages behind the compute of
      * other chunks (its profile's {@code interleaved_p2p_overlap}: Megatron-LM's overlap_p2p_comm, on by default since
      * 2023-10-12); false where the profile says nothing: each send waited for before the chunk it feeds.

@@ -370,10 +370,7 @@ public final class Frameworks {
                             + " (innermost first, as a run file writes it)");
                     return o;
                 }, false),
-                fact(top, "interleaved_p2p_overlap", n -> {
-                    if (!n.isBoolean()) throw new IllegalArgumentException("true or false");
-                    return n.asBoolean();
-                }, false));
+                fact(top, "interleaved_p2p_overlap", Frameworks::bool, false));
     }
 
     /** A number from {@code lo} to {@code hi}, else {@code expected} as the message. */
