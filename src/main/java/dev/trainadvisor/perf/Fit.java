@@ -6,12 +6,6 @@ import dev.trainadvisor.spec.Measurements;
 import dev.trainadvisor.spec.Metric;
 import dev.trainadvisor.spec.Precision;
 import dev.trainadvisor.spec.RunMetrics;
-import org.apache.commons.math3.exception.MathIllegalStateException;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresProblem;
-import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
-import org.apache.commons.math3.fitting.leastsquares.ValueAndJacobianFunction;
 import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.ArrayRealVector;
 import org.apache.commons.math3.linear.LUDecomposition;
@@ -360,21 +354,11 @@ public final class Fit {
             // quantity is also started one and two fault sigmas towards the slow side, and the best fit is kept.
             double bestCost = Double.POSITIVE_INFINITY;
             for (double[] start : starts != null ? withPrior(mean, starts) : starts(params, mean, h)) {
-                double[] xs;
-                boolean ok = true;
-                LeastSquaresProblem problem = new LeastSquaresBuilder().start(start).model(ev)
-                        .target(new double[obs.size() + n]).maxEvaluations(MAX_EVALUATIONS).maxIterations(MAX_EVALUATIONS)
-                        .lazyEvaluation(true).build();
-                LevenbergMarquardtOptimizer lm = new LevenbergMarquardtOptimizer()
-                        .withCostRelativeTolerance(TOLERANCE).withParameterRelativeTolerance(TOLERANCE);
                 ev.resetBest();
-                try {
-                    xs = lm.optimize(problem).getPoint().toArray();
-                } catch (MathIllegalStateException e) {
-                    // too many evaluations, or no further decrease within the tolerances: keep the best point seen
-                    xs = ev.best.clone();
-                    ok = false;
-                }
+                double[] xs = LevenbergMarquardt.minimize(ev, start, MAX_EVALUATIONS, MAX_EVALUATIONS, TOLERANCE, TOLERANCE);
+                boolean ok = xs != null;
+                // too many evaluations, or no further decrease within the tolerances: keep the best point seen
+                if (!ok) xs = ev.best.clone();
                 double c = ev.cost(xs);
                 if (c < bestCost) {
                     bestCost = c;
@@ -384,7 +368,7 @@ public final class Fit {
             }
         }
         System.arraycopy(x, 0, optimum, 0, n);
-        Pair<RealVector, RealMatrix> at = ev.value(new ArrayRealVector(x));
+        Pair<RealVector, RealMatrix> at = ev.at(x);
         double cost = at.getFirst().dotProduct(at.getFirst());
         RealMatrix jtj = at.getSecond().transpose().multiply(at.getSecond());
         double det = new LUDecomposition(jtj, COVARIANCE_THRESHOLD).getDeterminant();
@@ -627,12 +611,12 @@ public final class Fit {
      * priors' rows are diagonal). Keeps the lowest-cost point it evaluated.
      *
      * <p>Levenberg-Marquardt asks for the residuals at every point it tries and for the Jacobian only at the points it
-     * accepts (commons-math's lazy evaluation, ValueAndJacobianFunction): the n predictions of a forward difference are
+     * accepts (lazy evaluation, as commons-math's ValueAndJacobianFunction has it): the n predictions of a forward difference are
      * made only there, not at the trial points it rejects (fitOne asks for the optimum's itself). Each is what the same point
      * gave before (the model is a pure function of x), so the fit takes the same path to the same optimum; the last
      * point's residuals are kept, since the lazy evaluation asks for them more than once.
      */
-    private static final class Evaluator implements ValueAndJacobianFunction {
+    private static final class Evaluator implements LevenbergMarquardt.Problem {
         final Scenario prior;
         final List<Param> params;
         final List<Obs> obs;
@@ -656,8 +640,9 @@ public final class Fit {
 
         /** The cost at {@code x}: the sum of its squared residuals (no Jacobian). */
         double cost(double[] x) {
-            RealVector r = computeValue(x);
-            return r.dotProduct(r);
+            double c = 0;
+            for (double v : values(x)) c += v * v;
+            return c;
         }
 
         /** The cost at {@code x} without the Jacobian: one prediction. */
@@ -714,21 +699,21 @@ public final class Fit {
             return f0;
         }
 
+        /** The residuals at {@code x} (the caller does not change them). */
         @Override
-        public RealVector computeValue(double[] x) {
+        public double[] values(double[] x) {
             f0(x);
-            return new ArrayRealVector(lastR);
+            return lastR;
+        }
+
+        /** The residuals and the Jacobian at {@code x}, as the covariance's decompositions take them. */
+        Pair<RealVector, RealMatrix> at(double[] x) {
+            RealVector r = new ArrayRealVector(values(x));
+            return new Pair<>(r, new Array2DRowRealMatrix(jacobian(x), false));
         }
 
         @Override
-        public Pair<RealVector, RealMatrix> value(RealVector point) {
-            double[] x = point.toArray();
-            RealVector r = computeValue(x);
-            return new Pair<>(r, computeJacobian(x));
-        }
-
-        @Override
-        public RealMatrix computeJacobian(double[] x) {
+        public double[][] jacobian(double[] x) {
             int m = obs.size(), n = params.size();
             double[] f0 = f0(x);
             double[][] jac = new double[m + n][n];
@@ -740,7 +725,7 @@ public final class Fit {
                 for (int i = 0; i < m; i++) jac[i][j] = (fj[i] - f0[i]) / h / obs.get(i).sigma;
                 jac[m + j][j] = 1 / sigma[j];
             }
-            return new Array2DRowRealMatrix(jac, false);
+            return jac;
         }
     }
 
