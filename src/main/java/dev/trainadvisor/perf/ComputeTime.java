@@ -47,9 +47,11 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
     /**
      * A micro-batch's operations with what the step takes of each from the layout and the GPU alone, not from the
      * efficiencies: the wave-quantization efficiency, the GEMM curve's fraction at its inner dimension, the forward
-     * passes the recomputation makes, and the kernels launched in all. Worked out once per layout (StepModel.Pieces).
+     * passes the recomputation makes, the kernels launched in all, and the GPU's GEMM curve itself (the Roofline's). Worked
+     * out once per layout (StepModel.Pieces).
      */
-    record Operations(List<Operation> list, double[] wave, double[] inner, double[] passes, double launches) {
+    record Operations(List<Operation> list, double[] wave, double[] inner, double[] passes, double launches,
+                      KernelCurve curve) {
         static Operations of(List<Operation> ops, Training t, Gpu gpu) {
             double share = t.fullRecomputeShare();
             boolean selective = t.recompute() == Recompute.SELECTIVE;
@@ -64,13 +66,13 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
                 passes[i] = o.passes(share, selective);
                 launches += o.launches(share, selective);
             }
-            return new Operations(List.copyOf(ops), wave, inner, passes, launches);
+            return new Operations(List.copyOf(ops), wave, inner, passes, launches, curve);
         }
     }
 
     /** As {@link #of(Model, Parallel, Training, Gpu, Efficiency)}, of the operations StepOperations gives the run. */
     static ComputeTime of(Operations ops, Parallel p, Training t, Gpu gpu, Efficiency eff) {
-        Roofline roofline = new Roofline(gpu, t, eff);
+        Roofline roofline = new Roofline(gpu, t, eff, ops.curve());
         double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0;
         double launches = ops.launches();
         List<Operation> operations = ops.list();

@@ -304,7 +304,8 @@ public final class Fit {
         if (!(v0 > 0) || !(stepS > at.predict().stepTimeS())) return Double.NaN;
         boolean overlap = p == FitParam.OVERLAP_FRACTION;
         double lo = overlap ? 0 : Math.log(v0 * 1e-4), hi = overlap ? v0 : Math.log(v0);
-        java.util.function.DoubleUnaryOperator step = x -> at.with(p, overlap ? x : Math.exp(x)).predict().stepTimeS();
+        // each point of the bisection is asked for once (StepModel#predictUnremembered)
+        java.util.function.DoubleUnaryOperator step = x -> at.with(p, overlap ? x : Math.exp(x)).predictUnremembered().stepTimeS();
         if (step.applyAsDouble(lo) < stepS) return Double.NaN;
         for (int i = 0; i < NEEDED_STEPS; i++) {
             double mid = (lo + hi) / 2;
@@ -645,9 +646,9 @@ public final class Fit {
             return c;
         }
 
-        /** The cost at {@code x} without the Jacobian: one prediction. */
+        /** The cost at {@code x} without the Jacobian: one prediction, of a point asked for once (not remembered). */
         double costOnly(double[] x) {
-            double[] f0 = logPredictions(x);
+            double[] f0 = logPredictions(x, false);
             double c = 0;
             for (int i = 0; i < f0.length; i++) {
                 double r = (f0[i] - logMeasured[i]) / obs.get(i).sigma;
@@ -669,8 +670,14 @@ public final class Fit {
             return s;
         }
 
-        double[] logPredictions(double[] x) {
-            StepPrediction p = scenario(x).predict();
+        /**
+         * The log predictions of the observed quantities at {@code x}; {@code remember}: as the advice's other
+         * predictions, in the prediction memo, else as a point asked for once (a forward difference away from the
+         * prior, a point of the evidence's quadrature: StepModel#predictUnremembered).
+         */
+        double[] logPredictions(double[] x, boolean remember) {
+            Scenario s = scenario(x);
+            StepPrediction p = remember ? s.predict() : s.predictUnremembered();
             double[] out = new double[obs.size()];
             for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
             return out;
@@ -682,7 +689,7 @@ public final class Fit {
         /** The log predictions at {@code x}, from the last evaluation when it was of {@code x}. */
         private double[] f0(double[] x) {
             if (lastX != null && java.util.Arrays.equals(x, lastX)) return lastF0;
-            double[] f0 = logPredictions(x);
+            double[] f0 = logPredictions(x, true);
             int m = obs.size(), n = params.size();
             double[] r = new double[m + n];
             for (int i = 0; i < m; i++) r[i] = (f0[i] - logMeasured[i]) / obs.get(i).sigma;
@@ -716,12 +723,16 @@ public final class Fit {
         public double[][] jacobian(double[] x) {
             int m = obs.size(), n = params.size();
             double[] f0 = f0(x);
+            // the forward differences around the prior are every hypothesis' first (each starts there): remembered;
+            // elsewhere each point is asked for once
+            boolean prior = true;
+            for (int j = 0; j < n; j++) prior &= x[j] == params.get(j).mean;
             double[][] jac = new double[m + n][n];
             for (int j = 0; j < n; j++) {
                 double[] xh = x.clone();
                 xh[j] += FD_STEP;
                 double h = xh[j] - x[j];   // the step actually taken after rounding
-                double[] fj = logPredictions(xh);
+                double[] fj = logPredictions(xh, prior);
                 for (int i = 0; i < m; i++) jac[i][j] = (fj[i] - f0[i]) / h / obs.get(i).sigma;
                 jac[m + j][j] = 1 / sigma[j];
             }

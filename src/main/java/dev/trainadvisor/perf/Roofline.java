@@ -36,6 +36,11 @@ public final class Roofline {
     private final int sms;
 
     public Roofline(Gpu gpu, Training t, Efficiency eff) {
+        this(gpu, t, eff, Catalog.builtIn().gemmCurve(gpu.architecture()));
+    }
+
+    /** With the GPU's GEMM curve by inner dimension given (a layout's pieces hold it: ComputeTime.Operations). */
+    Roofline(Gpu gpu, Training t, Efficiency eff, KernelCurve byInnerDimension) {
         Precision gemmPrecision = t.precision() == Precision.FP8 ? Precision.FP8 : t.precision();
         double peakBf16 = gpu.peakTflops(Precision.BF16) * 1e12;
         gemmRate = gpu.peakTflops(gemmPrecision) * 1e12 * eff.gemmFractionOfPeak();
@@ -59,7 +64,7 @@ public final class Roofline {
         streamRate = gpu.hbmGbps() * 1e9 * eff.hbmFraction();
         gradBytes = t.gradReducePrecision().bytes;
         scoresThroughMemory = !t.flashAttention() && t.attentionKernel() == AttentionKernel.EAGER;
-        byInnerDimension = Catalog.builtIn().gemmCurve(gpu.architecture());
+        this.byInnerDimension = byInnerDimension;
         sms = sms(gpu);
     }
 

@@ -29,6 +29,9 @@ public record Scenario(Cluster cluster, RunMetrics run, Efficiency base, double 
 
     public StepPrediction predict() { return StepModel.predict(cluster, run, efficiency()); }
 
+    /** The same prediction, not remembered: for a scenario asked for once (StepModel#predictUnremembered). */
+    StepPrediction predictUnremembered() { return StepModel.predictUnremembered(cluster, run, efficiency()); }
+
     /** The value of a fitted quantity in this scenario; NaN when the cluster has no such link. */
     public double value(FitParam p) {
         return switch (p) {

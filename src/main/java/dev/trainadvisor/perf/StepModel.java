@@ -40,6 +40,18 @@ public final class StepModel {
     }
 
     /**
+     * As {@link #predict(Cluster, RunMetrics, Efficiency)}, for a scenario predicted once and never again (a fit's forward
+     * difference and the points of its evidence's quadrature, three quarters of a run's predictions): neither looked up
+     * in nor added to the prediction memo ({@link #memoized}), which keeps the scenarios an advice asks for again.
+     */
+    public static StepPrediction predictUnremembered(Cluster cluster, RunMetrics run, Efficiency eff) {
+        Model m = run.model();
+        Parallel p = run.parallel();
+        Training t = run.training();
+        return predict(cluster, m, p, t, eff, pieces(m, p, t, cluster.gpu()));
+    }
+
+    /**
      * As {@link #predict(Cluster, RunMetrics)}, for a layout predicted once (a layout search's candidates, thousands of
      * layouts each predicted once): its pieces are worked out for it alone and not kept, so that the search neither
      * pays for the cache nor evicts the layouts a fleet repeats.

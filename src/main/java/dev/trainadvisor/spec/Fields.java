@@ -47,8 +47,12 @@ public final class Fields {
 
     /** A key written without a value ("micro_batches:") is an error, not the default. */
     private void noNull(String name, String expected) {
-        if (node != null && node.has(name) && node.get(name).isNull() && !nullable.contains(name))
+        if (givenWithoutValue(name))
             throw error(name, expected + "; the key is given without a value (remove it to take the default)");
+    }
+
+    private boolean givenWithoutValue(String name) {
+        return node != null && node.has(name) && node.get(name).isNull() && !nullable.contains(name);
     }
 
     JsonNode raw(String name) { return node == null ? null : node.get(name); }
@@ -199,7 +203,8 @@ public final class Fields {
     }
 
     <E extends Enum<E>> E choice(String name, E dflt, Class<E> type, java.util.function.Function<String, E> parse) {
-        noNull(name, "one of " + java.util.Arrays.stream(type.getEnumConstants())
+        // the message's list only for a key without a value (spelled out at every read, it was 1% of a batch's samples)
+        if (givenWithoutValue(name)) noNull(name, "one of " + java.util.Arrays.stream(type.getEnumConstants())
                 .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList());
         if (!has(name)) return dflt;
         String s = string(name, null);

@@ -133,13 +133,25 @@ class RecordMethodsTest {
         return true;
     }
 
-    /** JDK 17's generated hashCode: from 0, 31 times the hash so far plus each component's, in order. */
+    /**
+     * JDK 17's generated hashCode: from 0, 31 times the hash so far plus each component's, in order; for a record of
+     * {@link #HASHED_ON}, of the components it names alone.
+     */
     static int hash(Object a) {
         int h = 0;
+        List<String> only = HASHED_ON.get(a.getClass().getName());
         for (RecordComponent c : a.getClass().getRecordComponents())
-            h = 31 * h + Objects.hashCode(value(c, a));   // a box's hashCode is its primitive's (Double.hashCode(d), ...)
+            if (only == null || only.contains(c.getName()))
+                h = 31 * h + Objects.hashCode(value(c, a));   // a box's hashCode is its primitive's (Double.hashCode(d), ...)
         return h;
     }
+
+    /**
+     * Records whose written-out hashCode reads some of their components, by design (equal records still hash alike,
+     * which the test checks of every record): a framework's profile, on its key, name and version (its two dozen facts
+     * were hashed at every look-up of a layout's pieces).
+     */
+    static final Map<String, List<String>> HASHED_ON = Map.of("dev.trainadvisor.spec.Framework", List.of("key", "name", "version"));
 
     static Object value(RecordComponent c, Object o) {
         try {
