@@ -81,41 +81,9 @@ public final class FactBuilder {
         facts.addAll(b.implausible());
         FitResult fit = b.fit();
         if (fit != null) {
-            for (FitParameter fp : fit.parameters()) {
-                List<FittedParameterFact.Component> mixture = new ArrayList<>();
-                // the hypotheses that let the quantity move beyond its ordinary spread: under the others it is as the
-                // catalogue says, give or take the model's error
-                for (HypothesisFit h : fit.hypotheses())
-                    if (h.hypothesis().frees(fp.param()))
-                        h.parameter(fp.param()).ifPresent(q -> mixture.add(new FittedParameterFact.Component(h.posterior(),
-                                FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
-                facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
-                        fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
-                        Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
-            }
-            List<HypothesisFit> rivals = fit.alternatives();
-            // the step the model is fitted to (the observed one, less a wait for data the log measured)
-            double observedStep = fit.observations().stream().filter(o -> o.metric() == dev.trainadvisor.spec.Metric.STEP_TIME_S)
-                    .mapToDouble(FitObservation::measured).findFirst().orElse(Double.NaN);
-            for (HypothesisFit h : fit.hypotheses()) {
-                FitParam q = h.hypothesis().param();
-                double needed = q == null || !fit.nominalRuledOut() ? Double.NaN : Fit.needed(b.catalogue(), q, observedStep);
-                facts.add(new HypothesisFact(h.hypothesis(), h.posterior(), h == fit.chosen(), rivals.contains(h),
-                        q == null ? Double.NaN : h.fitted(q),
-                        q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost(),
-                        h.departs(), needed));
-            }
-            // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
-            // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline
-            for (FitParam q : FitParam.values()) {
-                if (fit.parameter(q).isEmpty()) continue;
-                HypothesisFit own = fit.hypotheses().stream().filter(h -> h.hypothesis().param() == q).findFirst().orElse(null);
-                Scenario at = own == null ? b.scenario() : own.scenario();
-                StepPrediction before = at.predict();
-                facts.add(saving(Saving.Kind.restoring(q), before, at.with(q, b.catalogue().value(q)).predict()));
-            }
+            fitFacts(b, fit, p, facts);
+            facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));
         }
-        if (fit != null) facts.add(saving(Saving.Kind.CATALOGUE, p, b.expected()));
         if (p.memory().hostGb() > 0 && cluster.host().memoryKnown())
             facts.add(new HostMemoryFact(p.memory().hostGb(), cluster.gpusPerNode(), cluster.host().memoryGb(),
                     cluster.host().label()));
@@ -123,6 +91,47 @@ public final class FactBuilder {
         PartialOffloadFact partial = partialOffload(b);
         if (partial != null) facts.add(partial);
         return facts;
+    }
+
+    /**
+     * What the fit found, as facts: each fitted quantity with its mixture over the hypotheses, each hypothesis, and what
+     * repairing each quantity saves. Apart from {@link #facts} so that each is compiled on its own (the whole was one of
+     * a cold batch's costliest compilations: 0.8 s of C2, twice).
+     */
+    private static void fitFacts(Baseline b, FitResult fit, StepPrediction p, List<Object> facts) {
+        for (FitParameter fp : fit.parameters()) {
+            List<FittedParameterFact.Component> mixture = new ArrayList<>();
+            // the hypotheses that let the quantity move beyond its ordinary spread: under the others it is as the
+            // catalogue says, give or take the model's error
+            for (HypothesisFit h : fit.hypotheses())
+                if (h.hypothesis().frees(fp.param()))
+                    h.parameter(fp.param()).ifPresent(q -> mixture.add(new FittedParameterFact.Component(h.posterior(),
+                            FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
+            facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
+                    fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
+                    Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
+        }
+        List<HypothesisFit> rivals = fit.alternatives();
+        // the step the model is fitted to (the observed one, less a wait for data the log measured)
+        double observedStep = fit.observations().stream().filter(o -> o.metric() == dev.trainadvisor.spec.Metric.STEP_TIME_S)
+                .mapToDouble(FitObservation::measured).findFirst().orElse(Double.NaN);
+        for (HypothesisFit h : fit.hypotheses()) {
+            FitParam q = h.hypothesis().param();
+            double needed = q == null || !fit.nominalRuledOut() ? Double.NaN : Fit.needed(b.catalogue(), q, observedStep);
+            facts.add(new HypothesisFact(h.hypothesis(), h.posterior(), h == fit.chosen(), rivals.contains(h),
+                    q == null ? Double.NaN : h.fitted(q),
+                    q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost(),
+                    h.departs(), needed));
+        }
+        // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
+        // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline
+        for (FitParam q : FitParam.values()) {
+            if (fit.parameter(q).isEmpty()) continue;
+            HypothesisFit own = fit.hypotheses().stream().filter(h -> h.hypothesis().param() == q).findFirst().orElse(null);
+            Scenario at = own == null ? b.scenario() : own.scenario();
+            StepPrediction before = at.predict();
+            facts.add(saving(Saving.Kind.restoring(q), before, at.with(q, b.catalogue().value(q)).predict()));
+        }
     }
 
     /**

@@ -321,34 +321,48 @@ public final class LayoutSearch {
                             // model must be divisible pipeline model parallel size" and "number of layers per pipeline
                             // stage must be divisible number of layers per virtual pipeline stage"
                             if (vary.contains("virtual_stages") && vs > 1 && m.layers() % (pp * vs) != 0) continue;
-                            // the order matters only with both stages and replicas (with cp, each replica's ranks)
-                            List<RankOrder> orders = new ArrayList<>();
-                            orders.add(base.rankOrder());
-                            if (switchable && pp > 1 && dp * cp > 1) orders.add(other);
-                            for (RankOrder order : orders) {
-                                // numbered replicas outermost, Megatron folds the experts inside a replica's tp x cp
-                                for (int[] e : experts(m, tp, cp, dp, vary, base,
-                                        pp > 1 && (order != null ? order : own) == RankOrder.DATA_OUTERMOST))
-                                    for (boolean sp : tp == 1 ? List.of(false)
-                                            : values(vary, "sequence_parallel", base.sequenceParallel(),
-                                                    List.of(true, false)))
-                                        for (int zero : dp == 1 ? List.of(zeroStages.get(0))
-                                                : values(vary, "zero_stage", base.zeroStage(), zeroStages))
-                                            for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
-                                                    microBatchSizes(perReplica, base.microBatchSize()))) {
-                                                if (perReplica % mbs != 0) continue;
-                                                for (Precision pr : precisions)
-                                                    out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
-                                                            (int) (perReplica / mbs), base.recompute(),
-                                                            base.recomputeFraction(), pr, Offload.NONE, order));
-                                                if (out.size() > limit) return null;
-                                            }
-                            }
+                            if (!addLayouts(out, limit, new int[]{tp, cp, pp, vs, dp}, perReplica, m, vary, base, own,
+                                    switchable ? other : null, zeroStages, precisions)) return null;
                         }
                     }
                 }
             }
             return out;
+        }
+
+        /**
+         * The layouts of one split {@code {tp, cp, pp, vs, dp}}, in the search's order: each rank order ({@code other}:
+         * the one the framework can switch to, or null), expert split, sequence parallelism, ZeRO stage, micro-batch size
+         * and precision; false as soon as {@code out} holds more than {@code limit}. Apart from enumerate so that its
+         * loops compile on their own (enumerate was compiled four times in a cold batch, three of them on-stack).
+         */
+        private static boolean addLayouts(List<Layout> out, long limit, int[] split, long perReplica, Model m,
+                                          Set<String> vary, Layout base, RankOrder own, RankOrder other,
+                                          List<Integer> zeroStages, List<Precision> precisions) {
+            int tp = split[0], cp = split[1], pp = split[2], vs = split[3], dp = split[4];
+            // the order matters only with both stages and replicas (with cp, each replica's ranks)
+            List<RankOrder> orders = new ArrayList<>();
+            orders.add(base.rankOrder());
+            if (other != null && pp > 1 && dp * cp > 1) orders.add(other);
+            for (RankOrder order : orders) {
+                // numbered replicas outermost, Megatron folds the experts inside a replica's tp x cp
+                for (int[] e : experts(m, tp, cp, dp, vary, base,
+                        pp > 1 && (order != null ? order : own) == RankOrder.DATA_OUTERMOST))
+                    for (boolean sp : tp == 1 ? List.of(false)
+                            : values(vary, "sequence_parallel", base.sequenceParallel(), List.of(true, false)))
+                        for (int zero : dp == 1 ? List.of(zeroStages.get(0))
+                                : values(vary, "zero_stage", base.zeroStage(), zeroStages))
+                            for (int mbs : values(vary, "micro_batch_size", base.microBatchSize(),
+                                    microBatchSizes(perReplica, base.microBatchSize()))) {
+                                if (perReplica % mbs != 0) continue;
+                                for (Precision pr : precisions)
+                                    out.add(new Layout(tp, pp, vs, cp, dp, e[0], e[1], sp, zero, mbs,
+                                            (int) (perReplica / mbs), base.recompute(), base.recomputeFraction(), pr,
+                                            Offload.NONE, order));
+                                if (out.size() > limit) return false;
+                            }
+            }
+            return true;
         }
 
         /** (ep, etp) pairs: 1 and tp for a dense model; for MoE the expert counts' divisors that fold into the stage. */
