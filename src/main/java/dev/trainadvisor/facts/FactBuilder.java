@@ -99,6 +99,13 @@ public final class FactBuilder {
      * a cold batch's costliest compilations: 0.8 s of C2, twice).
      */
     private static void fitFacts(Baseline b, FitResult fit, StepPrediction p, List<Object> facts) {
+        fittedParameterFacts(b, fit, p, facts);
+        hypothesisFacts(b, fit, facts);
+        repairFacts(b, fit, facts);
+    }
+
+    /** Each fitted quantity, with its mixture over the hypotheses that free it. */
+    private static void fittedParameterFacts(Baseline b, FitResult fit, StepPrediction p, List<Object> facts) {
         for (FitParameter fp : fit.parameters()) {
             List<FittedParameterFact.Component> mixture = new ArrayList<>();
             // the hypotheses that let the quantity move beyond its ordinary spread: under the others it is as the
@@ -111,6 +118,10 @@ public final class FactBuilder {
                     fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
                     Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
         }
+    }
+
+    /** Each hypothesis, with what its freed quantity would need to explain the step where the healthy one is ruled out. */
+    private static void hypothesisFacts(Baseline b, FitResult fit, List<Object> facts) {
         List<HypothesisFit> rivals = fit.alternatives();
         // the step the model is fitted to (the observed one, less a wait for data the log measured)
         double observedStep = fit.observations().stream().filter(o -> o.metric() == dev.trainadvisor.spec.Metric.STEP_TIME_S)
@@ -123,8 +134,13 @@ public final class FactBuilder {
                     q == null ? Double.NaN : h.parameter(q).map(FitParameter::expected).orElse(Double.NaN), h.dataCost(),
                     h.departs(), needed));
         }
-        // what repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis
-        // that frees it (a fault the rules find is that hypothesis' explanation of the times), else the baseline
+    }
+
+    /**
+     * What repairing each quantity saves, priced where the quantity is taken as faulty: under the hypothesis that frees
+     * it (a fault the rules find is that hypothesis' explanation of the times), else the baseline.
+     */
+    private static void repairFacts(Baseline b, FitResult fit, List<Object> facts) {
         for (FitParam q : FitParam.values()) {
             if (fit.parameter(q).isEmpty()) continue;
             HypothesisFit own = fit.hypotheses().stream().filter(h -> h.hypothesis().param() == q).findFirst().orElse(null);

@@ -111,134 +111,177 @@ final class LevenbergMarquardt {
             }
         }
 
+        // the optimizer's state between its steps (the library's locals)
+        double[] lmDir, diag, oldX, work1, work2, work3, qtf;
+        double lmPar, delta, xNorm, maxCosine;
+        /** The points of the current and the previous evaluation, and the point the step works on. */
+        double[] current, previous, currentPoint, currentResiduals;
+        double currentCost;
+        boolean firstIteration = true, converged;
+        Qr qr;
+        int nR;
+
+        /**
+         * The library's optimize: its outer iterations (a Jacobian, its QR decomposition, the convergence on the
+         * gradient) around its inner loop (steps from the current point until one reduces the cost enough), each step
+         * a method of its own, so that the loops here stay small (the whole as one method was compiled five times,
+         * on-stack, in a cold batch).
+         */
         double[] optimize(double[] start) throws Stop {
-            double[] lmDir = new double[nC], diag = new double[nC], oldX = new double[nC];
-            double[] work1 = new double[nC], work2 = new double[nC], work3 = new double[nC];
-            double lmPar = 0, delta = 0, xNorm = 0;
-
+            lmDir = new double[nC];
+            diag = new double[nC];
+            oldX = new double[nC];
+            work1 = new double[nC];
+            work2 = new double[nC];
+            work3 = new double[nC];
             countEvaluation();
-            double[] current = start.clone();   // the point of the current evaluation
-            double[] currentResiduals = residuals(current);
-            int nR = currentResiduals.length;
+            current = start.clone();
+            currentResiduals = residuals(current);
+            nR = currentResiduals.length;
             solvedCols = Math.min(nR, nC);
-            double[] qtf = new double[nR];
-            double currentCost = cost(currentResiduals);
-            double[] currentPoint = current.clone();
-
-            boolean firstIteration = true;
+            qtf = new double[nR];
+            currentCost = cost(currentResiduals);
+            currentPoint = current.clone();
             while (true) {
                 if (++iterations > maxIterations) throw new Stop();
-                double[] previous = current;
-                Qr qr = qrDecomposition(f.jacobian(current.clone()), nR);
-                System.arraycopy(currentResiduals, 0, qtf, 0, nR);
-                qTy(qtf, qr, nR);
-                // the upper triangle of R in the Jacobian's place, its diagonal apart
-                for (int k = 0; k < solvedCols; ++k) {
-                    int pk = qr.permutation[k];
-                    qr.a[k][pk] = qr.diagR[pk];
-                }
-                if (firstIteration) {
-                    // the variables scaled by the Jacobian's column norms, and the step bound
-                    xNorm = 0;
-                    for (int k = 0; k < nC; ++k) {
-                        double dk = qr.jacNorm[k];
-                        if (dk == 0) dk = 1.0;
-                        double xk = dk * currentPoint[k];
-                        xNorm += xk * xk;
-                        diag[k] = dk;
-                    }
-                    xNorm = Math.sqrt(xNorm);
-                    delta = xNorm == 0 ? INITIAL_STEP_BOUND_FACTOR : INITIAL_STEP_BOUND_FACTOR * xNorm;
-                }
-                double maxCosine = maxCosine(qr, qtf, currentCost);
-                if (maxCosine <= ORTHO_TOLERANCE) return current;
-                for (int j = 0; j < nC; ++j) diag[j] = Math.max(diag[j], qr.jacNorm[j]);
-
-                // the inner loop: steps from the current point until one reduces the cost enough
+                previous = current;
+                if (beginIteration()) return current;
                 for (double ratio = 0; ratio < 1.0e-4; ) {
-                    for (int j = 0; j < solvedCols; ++j) {
-                        int pj = qr.permutation[j];
-                        oldX[pj] = currentPoint[pj];
-                    }
-                    double previousCost = currentCost;
-                    lmPar = determineLMParameter(qtf, delta, diag, qr, work1, work2, work3, lmDir, lmPar);
-                    double lmNorm = 0;
-                    for (int j = 0; j < solvedCols; ++j) {
-                        int pj = qr.permutation[j];
-                        lmDir[pj] = -lmDir[pj];
-                        currentPoint[pj] = oldX[pj] + lmDir[pj];
-                        double s = diag[pj] * lmDir[pj];
-                        lmNorm += s * s;
-                    }
-                    lmNorm = Math.sqrt(lmNorm);
-                    if (firstIteration) delta = Math.min(delta, lmNorm);
-
-                    countEvaluation();
-                    current = currentPoint.clone();
-                    currentResiduals = residuals(current);
-                    currentCost = cost(currentResiduals);
-                    currentPoint = current.clone();
-
-                    // the actual reduction, the predicted one and their ratio
-                    double actRed = -1.0;
-                    if (0.1 * currentCost < previousCost) {
-                        double r = currentCost / previousCost;
-                        actRed = 1.0 - r * r;
-                    }
-                    for (int j = 0; j < solvedCols; ++j) {
-                        int pj = qr.permutation[j];
-                        double dirJ = lmDir[pj];
-                        work1[j] = 0;
-                        for (int i = 0; i <= j; ++i) work1[i] += qr.a[i][pj] * dirJ;
-                    }
-                    double coeff1 = 0;
-                    for (int j = 0; j < solvedCols; ++j) coeff1 += work1[j] * work1[j];
-                    double pc2 = previousCost * previousCost;
-                    coeff1 /= pc2;
-                    double coeff2 = lmPar * lmNorm * lmNorm / pc2;
-                    double preRed = coeff1 + 2 * coeff2;
-                    double dirDer = -(coeff1 + coeff2);
-                    ratio = preRed == 0 ? 0 : actRed / preRed;
-
-                    // the step bound updated
-                    if (ratio <= 0.25) {
-                        double tmp = actRed < 0 ? 0.5 * dirDer / (dirDer + 0.5 * actRed) : 0.5;
-                        if (0.1 * currentCost >= previousCost || tmp < 0.1) tmp = 0.1;
-                        delta = tmp * Math.min(delta, 10.0 * lmNorm);
-                        lmPar /= tmp;
-                    } else if (lmPar == 0 || ratio >= 0.75) {
-                        delta = 2 * lmNorm;
-                        lmPar *= 0.5;
-                    }
-
-                    if (ratio >= 1.0e-4) {
-                        // a successful step: the norm of the scaled point updated
-                        firstIteration = false;
-                        xNorm = 0;
-                        for (int k = 0; k < nC; ++k) {
-                            double xK = diag[k] * currentPoint[k];
-                            xNorm += xK * xK;
-                        }
-                        xNorm = Math.sqrt(xNorm);
-                    } else {
-                        // a failed one: the previous point restored
-                        currentCost = previousCost;
-                        for (int j = 0; j < solvedCols; ++j) {
-                            int pj = qr.permutation[j];
-                            currentPoint[pj] = oldX[pj];
-                        }
-                        current = previous;
-                    }
-
-                    // the convergence tests
-                    if (Math.abs(actRed) <= costTolerance && preRed <= costTolerance && ratio <= 2.0
-                            || delta <= parTolerance * xNorm) return current;
-                    // the tests of tolerances too small for any further progress
-                    if (Math.abs(actRed) <= TWO_EPS && preRed <= TWO_EPS && ratio <= 2.0) throw new Stop();
-                    if (delta <= TWO_EPS * xNorm) throw new Stop();
-                    if (maxCosine <= TWO_EPS) throw new Stop();
+                    ratio = step();
+                    if (converged) return current;
                 }
             }
+        }
+
+        /**
+         * The Jacobian at the current point decomposed, the residuals rotated by it, the variables' scaling (on the
+         * first iteration, with the step bound); true where the residuals are orthogonal to the Jacobian's columns.
+         */
+        boolean beginIteration() throws Stop {
+            qr = qrDecomposition(f.jacobian(current.clone()), nR);
+            System.arraycopy(currentResiduals, 0, qtf, 0, nR);
+            qTy(qtf, qr, nR);
+            // the upper triangle of R in the Jacobian's place, its diagonal apart
+            for (int k = 0; k < solvedCols; ++k) {
+                int pk = qr.permutation[k];
+                qr.a[k][pk] = qr.diagR[pk];
+            }
+            if (firstIteration) {
+                // the variables scaled by the Jacobian's column norms, and the step bound
+                xNorm = 0;
+                for (int k = 0; k < nC; ++k) {
+                    double dk = qr.jacNorm[k];
+                    if (dk == 0) dk = 1.0;
+                    double xk = dk * currentPoint[k];
+                    xNorm += xk * xk;
+                    diag[k] = dk;
+                }
+                xNorm = Math.sqrt(xNorm);
+                delta = xNorm == 0 ? INITIAL_STEP_BOUND_FACTOR : INITIAL_STEP_BOUND_FACTOR * xNorm;
+            }
+            maxCosine = maxCosine(qr, qtf, currentCost);
+            if (maxCosine <= ORTHO_TOLERANCE) return true;
+            for (int j = 0; j < nC; ++j) diag[j] = Math.max(diag[j], qr.jacNorm[j]);
+            return false;
+        }
+
+        /**
+         * One step of the inner loop from the current point: the Levenberg-Marquardt step evaluated, the step bound
+         * updated, the point kept or the previous one restored; its ratio of actual to predicted reduction.
+         * {@link #converged} is set where the tolerances are met; a {@link Stop} where they cannot be.
+         */
+        double step() throws Stop {
+            int[] permutation = qr.permutation;
+            for (int j = 0; j < solvedCols; ++j) {
+                int pj = permutation[j];
+                oldX[pj] = currentPoint[pj];
+            }
+            double previousCost = currentCost;
+            lmPar = determineLMParameter(qtf, delta, diag, qr, work1, work2, work3, lmDir, lmPar);
+            double lmNorm = 0;
+            for (int j = 0; j < solvedCols; ++j) {
+                int pj = permutation[j];
+                lmDir[pj] = -lmDir[pj];
+                currentPoint[pj] = oldX[pj] + lmDir[pj];
+                double s = diag[pj] * lmDir[pj];
+                lmNorm += s * s;
+            }
+            lmNorm = Math.sqrt(lmNorm);
+            if (firstIteration) delta = Math.min(delta, lmNorm);
+
+            countEvaluation();
+            current = currentPoint.clone();
+            currentResiduals = residuals(current);
+            currentCost = cost(currentResiduals);
+            currentPoint = current.clone();
+
+            // the actual reduction, the predicted one and their ratio
+            double actRed = -1.0;
+            if (0.1 * currentCost < previousCost) {
+                double r = currentCost / previousCost;
+                actRed = 1.0 - r * r;
+            }
+            double coeff1 = predictedReduction(permutation) / (previousCost * previousCost);
+            double pc2 = previousCost * previousCost;
+            double coeff2 = lmPar * lmNorm * lmNorm / pc2;
+            double preRed = coeff1 + 2 * coeff2;
+            double dirDer = -(coeff1 + coeff2);
+            double ratio = preRed == 0 ? 0 : actRed / preRed;
+
+            // the step bound updated
+            if (ratio <= 0.25) {
+                double tmp = actRed < 0 ? 0.5 * dirDer / (dirDer + 0.5 * actRed) : 0.5;
+                if (0.1 * currentCost >= previousCost || tmp < 0.1) tmp = 0.1;
+                delta = tmp * Math.min(delta, 10.0 * lmNorm);
+                lmPar /= tmp;
+            } else if (lmPar == 0 || ratio >= 0.75) {
+                delta = 2 * lmNorm;
+                lmPar *= 0.5;
+            }
+
+            if (ratio >= 1.0e-4) {
+                // a successful step: the norm of the scaled point updated
+                firstIteration = false;
+                xNorm = 0;
+                for (int k = 0; k < nC; ++k) {
+                    double xK = diag[k] * currentPoint[k];
+                    xNorm += xK * xK;
+                }
+                xNorm = Math.sqrt(xNorm);
+            } else {
+                // a failed one: the previous point restored
+                currentCost = previousCost;
+                for (int j = 0; j < solvedCols; ++j) {
+                    int pj = permutation[j];
+                    currentPoint[pj] = oldX[pj];
+                }
+                current = previous;
+            }
+
+            // the convergence tests
+            if (Math.abs(actRed) <= costTolerance && preRed <= costTolerance && ratio <= 2.0
+                    || delta <= parTolerance * xNorm) {
+                converged = true;
+                return ratio;
+            }
+            // the tests of tolerances too small for any further progress
+            if (Math.abs(actRed) <= TWO_EPS && preRed <= TWO_EPS && ratio <= 2.0) throw new Stop();
+            if (delta <= TWO_EPS * xNorm) throw new Stop();
+            if (maxCosine <= TWO_EPS) throw new Stop();
+            return ratio;
+        }
+
+        /** The squared norm of R times the step (the predicted reduction's first term, before its scaling). */
+        double predictedReduction(int[] permutation) {
+            for (int j = 0; j < solvedCols; ++j) {
+                int pj = permutation[j];
+                double dirJ = lmDir[pj];
+                work1[j] = 0;
+                for (int i = 0; i <= j; ++i) work1[i] += qr.a[i][pj] * dirJ;
+            }
+            double coeff1 = 0;
+            for (int j = 0; j < solvedCols; ++j) coeff1 += work1[j] * work1[j];
+            return coeff1;
         }
 
         /** The largest cosine between the residuals and a column of the Jacobian (MINPACK's gnorm). */
