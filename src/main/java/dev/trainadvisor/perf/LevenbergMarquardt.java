@@ -23,7 +23,7 @@ final class LevenbergMarquardt {
         /** The model's values at {@code x} (not changed by the caller). */
         double[] values(double[] x);
 
-        /** The model's Jacobian at {@code x}, one row a value (a new array: the optimizer writes into a copy). */
+        /** The model's Jacobian at {@code x}, one row a value (not changed by the caller: it decomposes a copy). */
         double[][] jacobian(double[] x);
     }
 
@@ -68,12 +68,26 @@ final class LevenbergMarquardt {
         }
     }
 
-    /** One minimization: the library's optimize with its counters and work arrays. */
+    /**
+     * One minimization: the library's optimize with its counters, work arrays and state. determineLMParameter,
+     * determineLMDirection, qrDecomposition and qTy keep the library's signatures, their parameters named as the library
+     * names them (most of them this state's fields), so that each can be read against its original line by line.
+     */
     private static final class Run {
         final Problem f;
         final int nC, maxEvaluations, maxIterations;
         final double costTolerance, parTolerance;
-        int evaluations, iterations, solvedCols;
+        int evaluations, iterations, solvedCols, nR;
+
+        // the optimizer's state between its steps (the library's locals)
+        double[] lmDir, diag, oldX, work1, work2, work3, qtf;
+        double lmPar, delta, xNorm, maxCosine;
+        /** The points of the current and the previous evaluation, and the point the step works on. */
+        double[] current, previous, currentPoint, currentResiduals;
+        double currentCost;
+        boolean firstIteration = true, converged;
+        /** The decomposition of the Jacobian at the point of the current iteration. */
+        Qr qr;
 
         Run(Problem f, int nC, int maxEvaluations, int maxIterations, double costTolerance, double parTolerance) {
             this.f = f;
@@ -110,16 +124,6 @@ final class LevenbergMarquardt {
                 return null;
             }
         }
-
-        // the optimizer's state between its steps (the library's locals)
-        double[] lmDir, diag, oldX, work1, work2, work3, qtf;
-        double lmPar, delta, xNorm, maxCosine;
-        /** The points of the current and the previous evaluation, and the point the step works on. */
-        double[] current, previous, currentPoint, currentResiduals;
-        double currentCost;
-        boolean firstIteration = true, converged;
-        Qr qr;
-        int nR;
 
         /**
          * The library's optimize: its outer iterations (a Jacobian, its QR decomposition, the convergence on the
@@ -179,7 +183,7 @@ final class LevenbergMarquardt {
                 xNorm = Math.sqrt(xNorm);
                 delta = xNorm == 0 ? INITIAL_STEP_BOUND_FACTOR : INITIAL_STEP_BOUND_FACTOR * xNorm;
             }
-            maxCosine = maxCosine(qr, qtf, currentCost);
+            maxCosine = maxCosine();
             if (maxCosine <= ORTHO_TOLERANCE) return true;
             for (int j = 0; j < nC; ++j) diag[j] = Math.max(diag[j], qr.jacNorm[j]);
             return false;
@@ -221,8 +225,8 @@ final class LevenbergMarquardt {
                 double r = currentCost / previousCost;
                 actRed = 1.0 - r * r;
             }
-            double coeff1 = predictedReduction(permutation) / (previousCost * previousCost);
             double pc2 = previousCost * previousCost;
+            double coeff1 = predictedReduction(permutation) / pc2;
             double coeff2 = lmPar * lmNorm * lmNorm / pc2;
             double preRed = coeff1 + 2 * coeff2;
             double dirDer = -(coeff1 + coeff2);
@@ -285,8 +289,8 @@ final class LevenbergMarquardt {
         }
 
         /** The largest cosine between the residuals and a column of the Jacobian (MINPACK's gnorm). */
-        double maxCosine(Qr qr, double[] qtf, double currentCost) {
-            double maxCosine = 0;
+        double maxCosine() {
+            double max = 0;
             if (currentCost != 0) {
                 for (int j = 0; j < solvedCols; ++j) {
                     int pj = qr.permutation[j];
@@ -294,11 +298,11 @@ final class LevenbergMarquardt {
                     if (s != 0) {
                         double sum = 0;
                         for (int i = 0; i <= j; ++i) sum += qr.a[i][pj] * qtf[i];
-                        maxCosine = Math.max(maxCosine, Math.abs(sum) / (s * currentCost));
+                        max = Math.max(max, Math.abs(sum) / (s * currentCost));
                     }
                 }
             }
-            return maxCosine;
+            return max;
         }
 
         /**

@@ -41,10 +41,11 @@ public final class StepModel {
 
     /**
      * As {@link #predict(Cluster, RunMetrics, Efficiency)}, for a scenario predicted once and never again (a fit's forward
-     * difference and the points of its evidence's quadrature, three quarters of a run's predictions): neither looked up
-     * in nor added to the prediction memo ({@link #memoized}), which keeps the scenarios an advice asks for again.
+     * differences away from the prior, the points of its evidence's quadrature and of the bisection in Fit.needed: most
+     * of a run's predictions): neither looked up in nor added to the prediction memo ({@link #memoized}), which keeps
+     * the scenarios an advice asks for again.
      */
-    public static StepPrediction predictUnremembered(Cluster cluster, RunMetrics run, Efficiency eff) {
+    static StepPrediction predictUnremembered(Cluster cluster, RunMetrics run, Efficiency eff) {
         Model m = run.model();
         Parallel p = run.parallel();
         Training t = run.training();
