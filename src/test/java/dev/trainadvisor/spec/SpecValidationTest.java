@@ -93,6 +93,19 @@ class SpecValidationTest {
     // ------------------------------------------------------------------ catalogue keys
 
     @Test
+    void anEnumKeyWithoutAValueOrWithAnUnknownOneListsItsValues() {
+        // Fields.choice spells the constants out only for a message: both refusals still list them, the first saying
+        // that the key has no value
+        String noValue = "training: {seq_len: 2048, micro_batch_size: 2, micro_batches: 4, recompute: null}\n";
+        assertRejected("recompute-empty.yaml", yaml(CLUSTER_1_NODE, MODEL_PRESET, noValue), "training.recompute",
+                "one of [none, selective, full]", "without a value");
+        SpecException e = assertRejected("recompute-typo.yaml", yaml(CLUSTER_1_NODE, MODEL_PRESET,
+                "training: {seq_len: 2048, micro_batch_size: 2, micro_batches: 4, recompute: fulll}\n"),
+                "training.recompute", "one of [none, selective, full]", "got 'fulll'");
+        assertFalse(e.getMessage().contains("without a value"), e::getMessage);
+    }
+
+    @Test
     void unknownGpuKeyListsNearestKnownKeys() {
         SpecException e = assertRejected("gpu.yaml", yaml("""
                 cluster:
