@@ -321,7 +321,7 @@ public final class LayoutSearch {
                             // model must be divisible pipeline model parallel size" and "number of layers per pipeline
                             // stage must be divisible number of layers per virtual pipeline stage"
                             if (vary.contains("virtual_stages") && vs > 1 && m.layers() % (pp * vs) != 0) continue;
-                            if (!addLayouts(out, limit, new int[]{tp, cp, pp, vs, dp}, perReplica, m, vary, base, own,
+                            if (!addLayouts(out, limit, new Split(tp, cp, pp, vs, dp), perReplica, m, vary, base, own,
                                     switchable ? other : null, zeroStages, precisions)) return null;
                         }
                     }
@@ -330,16 +330,19 @@ public final class LayoutSearch {
             return out;
         }
 
+        /** How the GPUs are split: tensor, context, pipeline (with its virtual stages) and data parallelism. */
+        private record Split(int tp, int cp, int pp, int vs, int dp) {}
+
         /**
-         * The layouts of one split {@code {tp, cp, pp, vs, dp}}, in the search's order: each rank order ({@code other}:
+         * The layouts of one split, in the search's order: each rank order ({@code other}:
          * the one the framework can switch to, or null), expert split, sequence parallelism, ZeRO stage, micro-batch size
          * and precision; false as soon as {@code out} holds more than {@code limit}. Apart from enumerate so that its
          * loops compile on their own (enumerate was compiled four times in a cold batch, three of them on-stack).
          */
-        private static boolean addLayouts(List<Layout> out, long limit, int[] split, long perReplica, Model m,
+        private static boolean addLayouts(List<Layout> out, long limit, Split split, long perReplica, Model m,
                                           Set<String> vary, Layout base, RankOrder own, RankOrder other,
                                           List<Integer> zeroStages, List<Precision> precisions) {
-            int tp = split[0], cp = split[1], pp = split[2], vs = split[3], dp = split[4];
+            int tp = split.tp(), cp = split.cp(), pp = split.pp(), vs = split.vs(), dp = split.dp();
             // the order matters only with both stages and replicas (with cp, each replica's ranks)
             List<RankOrder> orders = new ArrayList<>();
             orders.add(base.rankOrder());
