@@ -89,7 +89,10 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * https://forums.developer.nvidia.com/t/compute-communication-overlap-causes-severe-gemm-performance-degradation-because-of-tail-effect/337991),
      * and DDP-style bucketing hides 60-90% of the gradient all-reduce behind backward
      * (https://factryze.ai/scale-atlas/collectives/compute-comm-overlap). We take 0.80 of the window as
-     * hidden: a judgement within that range, not a measurement; a fit to a run's timings replaces it.
+     * hidden: a judgement within that range, not a measurement; a fit to a run's timings replaces it. The first cost,
+     * the SMs a collective's channels hold while it runs, is its transport's interference (knowledge-base/
+     * transports.json; over NVLink measured on an H100: 0.285, the compute beside it 1 / 1.285 as fast), charged on
+     * what this fraction hides (CommModel): the fraction is the share of the window the schedule leaves to hide in.
      */
     public static final double OVERLAP_FRACTION = 0.80;
 

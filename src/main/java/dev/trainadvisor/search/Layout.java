@@ -22,10 +22,21 @@ import java.util.Locale;
  * @param precision         the GEMMs' precision: the run's, or fp8 where the search varies it on a GPU that has it
  * @param rankOrder         how the ranks are numbered: the run's ({@code parallel.rank_order}, null for its framework's),
  *                          or the other order where the search varies it for a framework that can switch
+ * @param zeroGroup         the ranks ZeRO shards over where they are fewer than the data-parallel ones (HSDP: sharded
+ *                          within a node, replicated across): the run's own; 0 for all of them, as every layout the
+ *                          search makes
  */
 public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
                      int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
-                     Precision precision, Offload offload, RankOrder rankOrder) {
+                     Precision precision, Offload offload, RankOrder rankOrder, int zeroGroup) {
+
+    /** A layout whose ZeRO shards over every data-parallel rank. */
+    public Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
+                  int zeroStage, int microBatchSize, int microBatches, Recompute recompute, double recomputeFraction,
+                  Precision precision, Offload offload, RankOrder rankOrder) {
+        this(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize, microBatches, recompute,
+                recomputeFraction, precision, offload, rankOrder, 0);
+    }
 
     /** A layout whose ranks are numbered as its run's framework numbers them. */
     public Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, int etp, boolean sequenceParallel,
@@ -49,29 +60,31 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         Training t = run.training();
         return new Layout(p.tp(), p.pp(), p.virtualStages(), p.cp(), p.dp(), p.ep(), p.etp(), p.sequenceParallel(),
                 p.zeroStage(), t.microBatchSize(), t.microBatches(), t.recompute(),
-                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision(), t.offload(), p.rankOrder());
+                t.recompute() == Recompute.FULL ? t.recomputeFraction() : 1.0, t.precision(), t.offload(), p.rankOrder(),
+                p.zeroStage() > 0 && p.zeroGroupSize() > 0 && p.zeroGroupSize() < p.dp() ? p.zeroGroupSize() : 0);
     }
 
     /** The same layout with another recomputation: full at this layout's fraction when it had full, else in full. */
     public Layout withRecompute(Recompute r) {
         double fraction = r == Recompute.FULL && recompute == Recompute.FULL ? recomputeFraction : 1.0;
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, r, fraction, precision, offload, rankOrder);
+                microBatches, r, fraction, precision, offload, rankOrder, zeroGroup);
     }
 
     /** The same layout with what it keeps on the host. */
     public Layout withOffload(Offload o) {
         return new Layout(tp, pp, virtualStages, cp, dp, ep, etp, sequenceParallel, zeroStage, microBatchSize,
-                microBatches, recompute, recomputeFraction, precision, o, rankOrder);
+                microBatches, recompute, recomputeFraction, precision, o, rankOrder, zeroGroup);
     }
 
     /**
-     * The run laid out this way: ZeRO over all data-parallel ranks, both data-parallel overlaps on; how its experts'
+     * The run laid out this way: ZeRO over all data-parallel ranks (or the run's own group, {@link #zeroGroup}), both
+     * data-parallel overlaps on; how its experts'
      * tokens move (the dispatcher, the all-to-alls' overlap) as the run has it.
      */
     public RunMetrics apply(RunMetrics run) {
         Parallel b = run.parallel();
-        Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, dp, virtualStages, true, true,
+        Parallel p = new Parallel(tp, pp, dp, cp, ep, sequenceParallel, zeroStage, shardedOver(), virtualStages, true, true,
                 b.overlapTpComm(), etp, b.bucketMb(), b.gradReduceEveryMicroBatch(), b.moeDispatcher(), b.moeA2aOverlap(),
                 rankOrder);
         Training t = run.training();
@@ -83,14 +96,15 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
     }
 
     /**
-     * The run-file fields this layout sets, in run-file order (ZeRO over every data-parallel rank, both overlaps on;
+     * The run-file fields this layout sets, in run-file order (ZeRO over every data-parallel rank or the run's own group,
+     * both overlaps on;
      * recompute_fraction cleared without full recomputation).
      */
     public RunChange change() {
         RunChange c = RunChange.of(RunField.TP, tp).and(RunField.PP, pp).and(RunField.VIRTUAL_STAGES, virtualStages)
                 .and(RunField.CP, cp).and(RunField.DP, dp).and(RunField.EP, ep).and(RunField.ETP, etp)
                 .and(RunField.SEQUENCE_PARALLEL, sequenceParallel).and(RunField.ZERO_STAGE, zeroStage)
-                .and(RunField.ZERO_GROUP_SIZE, dp).and(RunField.OVERLAP_GRAD_REDUCE, true)
+                .and(RunField.ZERO_GROUP_SIZE, shardedOver()).and(RunField.OVERLAP_GRAD_REDUCE, true)
                 .and(RunField.OVERLAP_PARAM_GATHER, true).and(RunField.MICRO_BATCH_SIZE, microBatchSize)
                 .and(RunField.MICRO_BATCHES, microBatches).and(RunField.RECOMPUTE, recompute)
                 .and(RunField.RECOMPUTE_FRACTION, recompute == Recompute.FULL && recomputeFraction != 1.0 ? recomputeFraction : null)
@@ -114,6 +128,9 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         return java.util.Objects.equals(v, base.value(f)) ? out : out.and(f, v);
     }
 
+    /** The ranks ZeRO shards over: the run's own group, else every data-parallel rank. */
+    int shardedOver() { return zeroGroup > 0 ? zeroGroup : dp; }
+
     /** "tp 2, pp 4 x 2, cp 1, dp 8, ZeRO 1, mbs 2 x 8, recompute none": a line for people and a total order for ties. */
     public String describe() {
         StringBuilder s = new StringBuilder().append("tp ").append(tp).append(sequenceParallel && tp > 1 ? "+sp" : "")
@@ -123,7 +140,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         s.append(", dp ").append(dp);
         if (rankOrder != null) s.append(" (ranks ").append(rankOrder.key()).append(")");
         if (ep > 1) s.append(", ep ").append(ep).append(etp != tp ? " (etp " + etp + ")" : "");
-        return s.append(", ZeRO ").append(zeroStage).append(", micro-batch ").append(microBatchSize).append(" x ")
+        return s.append(", ZeRO ").append(zeroStage).append(zeroGroup > 0 ? " over " + zeroGroup : "").append(", micro-batch ").append(microBatchSize).append(" x ")
                 .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
                 .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "")
                 .append(precision == Precision.FP8 ? ", fp8" : "").append(offload.any() ? ", offload " + offloaded() : "")
@@ -150,7 +167,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
                 && Double.compare(recomputeFraction, l.recomputeFraction) == 0
                 && java.util.Objects.equals(recompute, l.recompute)
                 && java.util.Objects.equals(precision, l.precision) && java.util.Objects.equals(offload, l.offload)
-                && java.util.Objects.equals(rankOrder, l.rankOrder);
+                && java.util.Objects.equals(rankOrder, l.rankOrder) && zeroGroup == l.zeroGroup;
     }
 
     @Override
@@ -170,6 +187,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         h = 31 * h + Double.hashCode(recomputeFraction);
         h = 31 * h + java.util.Objects.hashCode(precision);
         h = 31 * h + java.util.Objects.hashCode(offload);
-        return 31 * h + java.util.Objects.hashCode(rankOrder);
+        h = 31 * h + java.util.Objects.hashCode(rankOrder);
+        return 31 * h + zeroGroup;
     }
 }

@@ -50,7 +50,16 @@ public final class Catalog {
      */
     public record Transports(Map<Integer, Double> shmBusbwByPcieGen, double socketBusbw,
                              Map<Integer, Double> socketLinkByPcieGen, Map<Transport, Double> interference,
-                             Map<Transport, Double> oneWay, JsonNode raw) {
+                             Map<Transport, Double> oneWay, Map<LinkKind, Double> p2pInterferenceByLink, JsonNode raw) {
+
+        /**
+         * How much slower compute runs beside a collective on {@code transport} over a link of {@code kind}: peer-to-peer
+         * by the link (NVLink's channels are many and fast, PCIe's two and slow), the others by the transport alone.
+         */
+        public double interference(Transport transport, LinkKind kind) {
+            if (transport == Transport.P2P && p2pInterferenceByLink.containsKey(kind)) return p2pInterferenceByLink.get(kind);
+            return interference.getOrDefault(transport, 0.0);
+        }
 
         private static double byGen(Map<Integer, Double> m, int gen) {
             if (m.containsKey(gen)) return m.get(gen);
@@ -133,10 +142,13 @@ public final class Catalog {
         JsonNode t = read("knowledge-base/transports.json");
         Map<Integer, Double> shm = new java.util.TreeMap<>(), socketLinks = new java.util.TreeMap<>();
         Map<Transport, Double> interference = new EnumMap<>(Transport.class), oneWay = new EnumMap<>(Transport.class);
+        Map<LinkKind, Double> p2pByLink = new EnumMap<>(LinkKind.class);
         double socket = Double.NaN;
         for (JsonNode tr : t.get("transports")) {
             Transport key = Transport.valueOf(tr.get("key").asText().toUpperCase(java.util.Locale.ROOT));
             interference.put(key, tr.path("interference").asDouble(0));
+            if (key == Transport.P2P) tr.path("interference_by_link_kind").fields().forEachRemaining(
+                    e -> p2pByLink.put(LinkKind.of(e.getKey()), e.getValue().asDouble()));
             oneWay.put(key, tr.path("one_way_over_all_reduce").asDouble(1));
             if (key == Transport.SHM) tr.get("busbw_gbps_by_pcie_gen").fields()
                     .forEachRemaining(e -> shm.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));
@@ -168,7 +180,7 @@ public final class Catalog {
         return new Catalog(Collections.unmodifiableMap(gpus), Collections.unmodifiableMap(links),
                 Collections.unmodifiableMap(nets), new Transports(Collections.unmodifiableMap(shm), socket,
                 Collections.unmodifiableMap(socketLinks), Collections.unmodifiableMap(interference),
-                Collections.unmodifiableMap(oneWay), t),
+                Collections.unmodifiableMap(oneWay), Collections.unmodifiableMap(p2pByLink), t),
                 Collections.unmodifiableMap(curves));
     }
 

@@ -144,7 +144,7 @@ final class RunResolver {
         };
         // a ring over two sockets crosses the CPU-to-CPU link, unless NVLink carries it
         if (sockets > 1 && (pcie || transport != Transport.P2P)) busbw = Math.min(busbw, t.socketLink(gen));
-        return link.on(new HostPlacement(sockets, path, transport, t.interference().getOrDefault(transport, 0.0), why,
+        return link.on(new HostPlacement(sockets, path, transport, t.interference(transport, link.kind()), why,
                 intra.sockets() != null, intra.transport() != null, busbw, t.oneWay().getOrDefault(transport, 1.0)), busbw);
     }
 
