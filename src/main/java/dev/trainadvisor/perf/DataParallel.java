@@ -138,6 +138,54 @@ final class DataParallel implements ParallelDimension {
         return out;
     }
 
+    /**
+     * FSDP2's copies around its collectives (Framework.Sync copies), timed on one H100 SXM with torch 2.11.0
+     * (bench/h100_nvlink_interference.py, knowledge-base/measurements/h100-nvlink-interference.json, part fsdp2: the
+     * parameter and gradient sizes of one layer of OLMo 2 13B and of Llama 2 7B, world size 8), bytes read and written
+     * over time against the H100 SXM's datasheet 3,350 GB/s (knowledge-base/gpus.json): the all-gather's copy-out
+     * (torch.split_with_sizes_copy) 2,731.8 and 2,693.8 GB/s; the reduce-scatter's copy-in (torch._chunk_cat into its
+     * input) 2,708.6 and 2,659.2 GB/s in the gradients' own dtype, 1,878.0 and 1,867.5 GB/s cast to fp32 (a
+     * device-to-device copy of 1 GiB ran at 2,998.8). Taken as the same share of any GPU's HBM rate.
+     */
+    static final double COPY_OUT_OF_HBM = (2731.8 + 2693.8) / 2 / 3350;
+    static final double COPY_IN_OF_HBM = (2708.6 + 2659.2) / 2 / 3350;
+    static final double COPY_IN_CAST_OF_HBM = (1878.0 + 1867.5) / 2 / 3350;
+
+    /**
+     * The seconds a step spends on the framework's copies around its ZeRO-3 collectives, on the compute stream (Phase
+     * ZERO_COPIES), where its profile says it copies (Framework.Sync#copiesBuffer: FSDP2). Before each gather's unit
+     * runs, the gathered parameters are copied out of the all-gather's buffer, read and written: 2 x the unsharded
+     * parameters' bytes, at every gather (the forward's and, resharded after it, the backward's) of every micro-batch.
+     * Before each reduce-scatter, the unsharded gradients (16-bit, as the parameters compute: fp32 for fp32 ones) are
+     * copied into its input in the reduce dtype, read and written: their bytes and the reduce dtype's, at every
+     * reduction (every micro-batch, or once a step where the run syncs the last only). Nothing where ZeRO shards over
+     * one rank.
+     */
+    static double copySeconds(StepContext s) {
+        Parallel p = s.parallel();
+        if (p.zeroStage() != 3 || p.zeroGroupSize() * p.cp() <= 1) return 0;
+        Framework.Stage stage = s.training().framework().stage(3);
+        int mb = s.training().microBatches();
+        double psi = s.shard().paramsPerGpu();
+        double hbm = s.cluster().gpu().hbmGbps() * 1e9;
+        double seconds = 0;
+        Framework.Sync ps = stage.parameters();
+        double paramBytes = ps == null ? s.training().precision().bytes
+                : ps.dtype().value().of(s.training().precision()).bytes;
+        if (ps != null && ps.copiesBuffer() && ps.everyMicroBatch().value()) {
+            int passes = ps.backwardGather() == null || ps.backwardGather().value() ? 2 : 1;
+            seconds += (double) mb * passes * 2 * psi * paramBytes / (hbm * COPY_OUT_OF_HBM);
+        }
+        Framework.Sync g = stage.gradients();
+        if (g.copiesBuffer() && g.collective().value() == Framework.Kind.REDUCE_SCATTER) {
+            boolean every = p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch() : g.everyMicroBatch().value();
+            double gradBytes = Math.max(2, paramBytes), reduceBytes = s.training().gradReducePrecision().bytes;
+            double rate = hbm * (reduceBytes > gradBytes ? COPY_IN_CAST_OF_HBM : COPY_IN_OF_HBM);
+            seconds += (every ? mb : 1) * psi * (gradBytes + reduceBytes) / rate;
+        }
+        return seconds;
+    }
+
     /** The step model's window for a framework's overlap. */
     static OverlapWindow window(Framework.Overlap o) {
         return switch (o) {

@@ -19,4 +19,9 @@ public record Phase(String name, double seconds, double exposedSeconds, String l
     public static final String OFFLOAD_COPIES = "offload-copies";
     /** The updated parameters copied back to the GPU after the host's optimizer step (ZeRO 1-2). */
     public static final String OFFLOAD_UPDATE = "offload-update";
+    /**
+     * The framework's copies around its ZeRO-3 collectives on the compute stream (FSDP2: the gathered parameters out of
+     * the all-gather's buffer, the gradients into the reduce-scatter's), every micro-batch (DataParallel.copySeconds).
+     */
+    public static final String ZERO_COPIES = "zero-copies";
 }

@@ -273,7 +273,10 @@ public final class StepModel {
         // what the framework spends around the optimizer step beyond Adam's HBM traffic (its profile's, measured)
         double framework = frameworkSeconds(context, eff);
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
-        double step = forward + backward + bubble + optimizer + framework;
+        // the copies FSDP2 makes around its collectives, on the compute stream
+        double copies = DataParallel.copySeconds(context);
+        if (copies > 0) phases.add(new Phase(Phase.ZERO_COPIES, copies, copies, null));
+        double step = forward + backward + bubble + optimizer + framework + copies;
         if (offload.hostOptimizerS() > 0) phases.add(new Phase(Phase.HOST_OPTIMIZER, offload.hostOptimizerS(),
                 offload.hostOptimizerS(), "host"));
         if (offload.copiesInS() + offload.copiesHiddenS() > 0) phases.add(new Phase(Phase.OFFLOAD_COPIES,

@@ -218,10 +218,17 @@ public record Framework(String key, String name, String version, String versionD
      * @param overlappedCalls how many once overlapped (Megatron-Core buckets only an overlapped reduction); null: as
      *                        {@code calls}
      * @param backwardGather  parameters only, ZeRO 3: gathered again before the backward
+     * @param copies          whether each call's buffer is copied on the compute stream: the gathered parameters out
+     *                        of the all-gather's flat buffer into each parameter, the unsharded gradients into the
+     *                        reduce-scatter's input (cast to its dtype), as FSDP2 does; null or false where the
+     *                        collective runs on the parameters' and gradients' own storage (FSDP1's flat parameter)
      */
     public record Sync(Fact<Kind> collective, Fact<Dtype> dtype, Fact<Boolean> everyMicroBatch, Fact<Overlap> overlap,
                        Fact<Overlap> overlapWhenOn, Fact<Calls> calls, Fact<Calls> overlappedCalls,
-                       Fact<Boolean> backwardGather) {
+                       Fact<Boolean> backwardGather, Fact<Boolean> copies) {
+
+        /** Whether the framework copies the collective's buffer on the compute stream ({@code copies}). */
+        public boolean copiesBuffer() { return copies != null && copies.value(); }
 
         /** What it hides behind with the run's overlap switch {@code on}. */
         public Overlap window(boolean on) {
@@ -251,7 +258,8 @@ public record Framework(String key, String name, String version, String versionD
                     && java.util.Objects.equals(overlapWhenOn, s.overlapWhenOn)
                     && java.util.Objects.equals(calls, s.calls)
                     && java.util.Objects.equals(overlappedCalls, s.overlappedCalls)
-                    && java.util.Objects.equals(backwardGather, s.backwardGather);
+                    && java.util.Objects.equals(backwardGather, s.backwardGather)
+                    && java.util.Objects.equals(copies, s.copies);
         }
 
         @Override
@@ -263,7 +271,8 @@ public record Framework(String key, String name, String version, String versionD
             h = 31 * h + java.util.Objects.hashCode(overlapWhenOn);
             h = 31 * h + java.util.Objects.hashCode(calls);
             h = 31 * h + java.util.Objects.hashCode(overlappedCalls);
-            return 31 * h + java.util.Objects.hashCode(backwardGather);
+            h = 31 * h + java.util.Objects.hashCode(backwardGather);
+            return 31 * h + java.util.Objects.hashCode(copies);
         }
     }
 

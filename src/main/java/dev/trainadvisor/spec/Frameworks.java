@@ -228,7 +228,7 @@ public final class Frameworks {
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
     private static final Set<String> SYNC = Set.of("collective", "dtype", "every_micro_batch", "overlap", "overlap_when_on",
-            "calls", "overlapped_calls", "backward_gather", "notes");
+            "calls", "overlapped_calls", "backward_gather", "copies", "notes");
     private static final Set<String> FACT = Set.of("value", "source", "flag", "to_measure", "note", "notes");
     private static final Set<String> VERSION = Set.of("description", "since", "from_release", "facts");
 
@@ -455,7 +455,8 @@ public final class Frameworks {
                 fact(s, "overlap_when_on", enumOf(Framework.Overlap.class), false),
                 fact(s, "calls", enumOf(Framework.Calls.class), true),
                 fact(s, "overlapped_calls", enumOf(Framework.Calls.class), false),
-                gradients ? null : fact(s, "backward_gather", Frameworks::bool, false));
+                gradients ? null : fact(s, "backward_gather", Frameworks::bool, false),
+                fact(s, "copies", Frameworks::bool, false));
     }
 
     /** A fact {@code {value, source, flag?, to_measure?}}; null when absent and not required. */
