@@ -79,8 +79,8 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
 
     /**
      * The run laid out this way: ZeRO over all data-parallel ranks (or the run's own group, {@link #zeroGroup}), both
-     * data-parallel overlaps on; how its experts'
-     * tokens move (the dispatcher, the all-to-alls' overlap) as the run has it.
+     * data-parallel overlaps on; how its experts' tokens move (the dispatcher, the all-to-alls' overlap) as the run has
+     * it.
      */
     public RunMetrics apply(RunMetrics run) {
         Parallel b = run.parallel();
@@ -97,8 +97,7 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
 
     /**
      * The run-file fields this layout sets, in run-file order (ZeRO over every data-parallel rank or the run's own group,
-     * both overlaps on;
-     * recompute_fraction cleared without full recomputation).
+     * both overlaps on; recompute_fraction cleared without full recomputation).
      */
     public RunChange change() {
         RunChange c = RunChange.of(RunField.TP, tp).and(RunField.PP, pp).and(RunField.VIRTUAL_STAGES, virtualStages)
@@ -140,8 +139,9 @@ public record Layout(int tp, int pp, int virtualStages, int cp, int dp, int ep, 
         s.append(", dp ").append(dp);
         if (rankOrder != null) s.append(" (ranks ").append(rankOrder.key()).append(")");
         if (ep > 1) s.append(", ep ").append(ep).append(etp != tp ? " (etp " + etp + ")" : "");
-        return s.append(", ZeRO ").append(zeroStage).append(zeroGroup > 0 ? " over " + zeroGroup : "").append(", micro-batch ").append(microBatchSize).append(" x ")
-                .append(microBatches).append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
+        return s.append(", ZeRO ").append(zeroStage).append(zeroGroup > 0 ? " over " + zeroGroup : "")
+                .append(", micro-batch ").append(microBatchSize).append(" x ").append(microBatches)
+                .append(", recompute ").append(recompute.name().toLowerCase(Locale.ROOT))
                 .append(recompute == Recompute.FULL && recomputeFraction != 1.0 ? " " + recomputeFraction : "")
                 .append(precision == Precision.FP8 ? ", fp8" : "").append(offload.any() ? ", offload " + offloaded() : "")
                 .toString();
