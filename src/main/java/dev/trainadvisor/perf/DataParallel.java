@@ -81,7 +81,7 @@ final class DataParallel implements ParallelDimension {
         double psi = s.shard().paramsPerGpu();
         double grads = psi * s.training().gradReducePrecision().bytes;
         Framework.Sync g = stage.gradients();
-        boolean every = p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch() : g.everyMicroBatch().value();
+        boolean every = reducesEveryMicroBatch(p, g);
         int perMb = every ? mb : 1;
         OverlapWindow window = window(g.window(p.overlapGradReduce()));
         // a reduction once a step hides behind the last backward only; one after every micro-batch behind each
@@ -131,7 +131,7 @@ final class DataParallel implements ParallelDimension {
             long calls = calls(ps.calls(true), params, p, s, z) * mb;
             out.add(new CollectivePlan(CollectiveOp.FSDP_FORWARD_ALL_GATHER, z, params, mb, calls, zLink,
                     window(ps.window(true)), 1.0, false));
-            if (ps.backwardGather() == null || ps.backwardGather().value())
+            if (ps.regathersForBackward())
                 out.add(new CollectivePlan(CollectiveOp.FSDP_BACKWARD_ALL_GATHER, z, params, mb, calls, zLink,
                         OverlapWindow.BACKWARD, 0.0, false));
         }
@@ -168,7 +168,7 @@ final class DataParallel implements ParallelDimension {
      */
     static double copySeconds(StepContext s) {
         Parallel p = s.parallel();
-        if (p.zeroStage() != 3 || p.zeroGroupSize() * p.cp() <= 1) return 0;
+        if (p.zeroStage() != 3 || shardGroup(p) <= 1) return 0;
         Framework.Stage stage = s.training().framework().stage(3);
         int mb = s.training().microBatches();
         double psi = s.shard().paramsPerGpu();
@@ -178,17 +178,22 @@ final class DataParallel implements ParallelDimension {
         double paramBytes = ps == null ? s.training().precision().bytes
                 : ps.dtype().value().of(s.training().precision()).bytes;
         if (ps != null && ps.copiesBuffer() && ps.everyMicroBatch().value()) {
-            int passes = ps.backwardGather() == null || ps.backwardGather().value() ? 2 : 1;
+            int passes = ps.regathersForBackward() ? 2 : 1;
             seconds += (double) mb * passes * 2 * psi * paramBytes / (hbm * COPY_OUT_OF_HBM);
         }
         Framework.Sync g = stage.gradients();
         if (g.copiesBuffer() && g.collective().value() == Framework.Kind.REDUCE_SCATTER) {
-            boolean every = p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch() : g.everyMicroBatch().value();
+            boolean every = reducesEveryMicroBatch(p, g);
             double gradBytes = Math.max(2, paramBytes), reduceBytes = s.training().gradReducePrecision().bytes;
             double rate = hbm * (reduceBytes > gradBytes ? COPY_IN_CAST_OF_HBM : COPY_IN_OF_HBM);
             seconds += (every ? mb : 1) * psi * (gradBytes + reduceBytes) / rate;
         }
         return seconds;
+    }
+
+    /** Whether the gradients are reduced after every micro-batch: as the run says, else as its framework does. */
+    static boolean reducesEveryMicroBatch(Parallel p, Framework.Sync gradients) {
+        return p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch() : gradients.everyMicroBatch().value();
     }
 
     /** The step model's window for a framework's overlap. */

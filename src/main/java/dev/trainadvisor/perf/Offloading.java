@@ -121,8 +121,7 @@ public final class Offloading {
         Framework.Stage stage = t.framework().stage(p.zeroStage());
         if (o.parameters() != Offload.Tier.NONE && p.zeroStage() == 3) {
             // the fp32 shard (FSDP's sharded parameters are the master copy) before each gather
-            boolean again = stage.parameters() == null || stage.parameters().backwardGather() == null
-                    || stage.parameters().backwardGather().value();
+            boolean again = stage.parameters() == null || stage.parameters().regathersForBackward();
             in += mb * (again ? 2 : 1) * shard * 4 / link;
         }
         if (o.gradients() != Offload.Tier.NONE) {

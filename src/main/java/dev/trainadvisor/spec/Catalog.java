@@ -147,8 +147,13 @@ public final class Catalog {
         for (JsonNode tr : t.get("transports")) {
             Transport key = Transport.valueOf(tr.get("key").asText().toUpperCase(java.util.Locale.ROOT));
             interference.put(key, tr.path("interference").asDouble(0));
-            if (key == Transport.P2P) tr.path("interference_by_link_kind").fields().forEachRemaining(
-                    e -> p2pByLink.put(LinkKind.of(e.getKey()), e.getValue().asDouble()));
+            if (key == Transport.P2P) tr.path("interference_by_link_kind").fields().forEachRemaining(e -> {
+                if (java.util.Arrays.stream(LinkKind.values()).noneMatch(k -> k.key().equals(e.getKey())))
+                    throw new IllegalStateException("knowledge-base/transports.json: p2p.interference_by_link_kind: expected"
+                            + " a link kind (" + java.util.Arrays.stream(LinkKind.values()).map(LinkKind::key).toList()
+                            + "), got '" + e.getKey() + "'");
+                p2pByLink.put(LinkKind.of(e.getKey()), e.getValue().asDouble());
+            });
             oneWay.put(key, tr.path("one_way_over_all_reduce").asDouble(1));
             if (key == Transport.SHM) tr.get("busbw_gbps_by_pcie_gen").fields()
                     .forEachRemaining(e -> shm.put(Integer.parseInt(e.getKey()), e.getValue().asDouble()));

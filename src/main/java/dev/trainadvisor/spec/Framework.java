@@ -227,6 +227,9 @@ public record Framework(String key, String name, String version, String versionD
                        Fact<Overlap> overlapWhenOn, Fact<Calls> calls, Fact<Calls> overlappedCalls,
                        Fact<Boolean> backwardGather, Fact<Boolean> copies) {
 
+        /** Parameters, ZeRO 3: whether they are gathered again before the backward (unless the profile says not). */
+        public boolean regathersForBackward() { return backwardGather == null || backwardGather.value(); }
+
         /** Whether the framework copies the collective's buffer on the compute stream ({@code copies}). */
         public boolean copiesBuffer() { return copies != null && copies.value(); }
 
