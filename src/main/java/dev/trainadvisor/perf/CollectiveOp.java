@@ -37,6 +37,11 @@ public enum CollectiveOp {
     /** Pipeline parallelism: activations forward and their gradients backward across a stage boundary. */
     PP_SEND_RECV(CollectiveKind.SEND_RECV, ProcessGroup.PP),
     /**
+     * Pipeline parallelism with scattered sends (Framework#scattersPipelineSends): each tensor-parallel rank sent its
+     * 1/tp slice, and the receiving stage gathers the whole activation or gradient over its tensor-parallel group.
+     */
+    PP_RECV_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.TP),
+    /**
      * Pipeline parallelism with tied embeddings: the first stage's embedding and the last stage's output head are one
      * weight, their gradients all-reduced between the two stages once a step.
      */

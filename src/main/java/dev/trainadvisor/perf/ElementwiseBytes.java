@@ -56,7 +56,12 @@ final class ElementwiseBytes {
      * layer forward and backward (PyTorch: a native LayerNorm is one kernel forward and two backward, the input's and
      * the weight's gradients; an eager composite one kernel per ATen op it calls, its backward one or two per op).
      */
-    record Kernel(String name, double bytesPerToken, int forwardLaunches, int backwardLaunches) {}
+    record Kernel(String name, double bytesPerToken, int forwardLaunches, int backwardLaunches, boolean attentionCore) {
+        /** A kernel of the layer outside the attention core. */
+        Kernel(String name, double bytesPerToken, int forwardLaunches, int backwardLaunches) {
+            this(name, bytesPerToken, forwardLaunches, backwardLaunches, false);
+        }
+    }
 
     /** A layer's memory-bound kernels, those it runs (no rotary without RoPE, no softmax pass with flash attention). */
     static List<Kernel> perLayer(Model m, Parallel p, Training t) {
@@ -89,12 +94,16 @@ final class ElementwiseBytes {
         // per score; attention dropout adds a 1-byte mask and 2-byte output (Korthikanti et al. 2022, sec. 4.1:
         // 2as^2b, as^2b, 2as^2b) and is off in most LLM recipes. 6 bytes lies between the 4 without it and the 9 with.
         // (its kernels are the attention core's: without flash attention it launches them all). PyTorch's math backend
-        // moves the scores in fp32 through separate kernels: MATH_BYTES_PER_SCORE measured, forward and backward
+        // moves the scores in fp32 through separate kernels: MATH_BYTES_PER_SCORE measured, forward and backward.
+        // Part of the attention core: selective recomputation runs it again with the core (Megatron-LM at d07d29d,
+        // megatron/model/transformer.py:366-380, _checkpointed_attention_forward checkpoints CoreAttention, whose
+        // forward is the scores' baddbmm, scale_mask_softmax, the dropout and the bmm with V, lines 169-290;
+        // Korthikanti et al. 2022, section 5)
         if (!t.flashAttention()) out.add(new Kernel("softmax", switch (t.attentionKernel()) {
             case MATH -> MATH_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC;
             case EAGER -> EAGER_BYTES_PER_SCORE / 3 / Efficiency.ELEMENTWISE_TRAFFIC;
             default -> 6.0;
-        } * m.heads() * t.seqLen() / tp, 0, 0));
+        } * m.heads() * t.seqLen() / tp, 0, 0, true));
         // fp8 GEMMs take their inputs cast from bf16, row-wise and transposed, as the recipe scales them (Fp8Recipe):
         // the inputs of QKV, projection, MLP up and down per token; backward casts the output gradients likewise
         if (t.precision() == Precision.FP8)

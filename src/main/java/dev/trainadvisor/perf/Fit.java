@@ -767,8 +767,12 @@ public final class Fit {
 
         void put(double[] x, double[][] stepped) { byPoint.put(new Point(x.clone()), stepped); }
 
-        /** A point of the fit's coordinates, equal bit for bit. */
-        private record Point(double[] x) {
+        /** A point of the fit's coordinates, equal bit for bit (by its values, not as a record of its array). */
+        private static final class Point {
+            private final double[] x;
+
+            Point(double[] x) { this.x = x; }
+
             @Override
             public boolean equals(Object o) { return o instanceof Point p && java.util.Arrays.equals(x, p.x); }
 

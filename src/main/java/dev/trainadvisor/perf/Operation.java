@@ -11,6 +11,9 @@ package dev.trainadvisor.perf;
  * @param name   what it is ("qkv", "mlp-down", "attention-core", "norms", "cross-entropy")
  * @param kind   how it is timed ({@link Roofline})
  * @param inLayer whether it belongs to a transformer layer (re-run by full recomputation); false for the output head
+ * @param attentionCore whether it is part of the attention core, whose forward selective recomputation runs again
+ *                      (Korthikanti et al. 2022, section 5: QK^T, the softmax, its dropout and the product with V): the
+ *                      attention kernel, and without a flash kernel the softmax over the scores it writes to HBM
  * @param flops  forward FLOPs (GEMM, attention; the attention core's as executed, half of s^2 with a causal flash kernel)
  * @param bytes  forward HBM bytes (memory-bound kernels: the model's minimal count, each tensor read and written once;
  *               a grouped GEMM: its weights and tokens read, its output written)
@@ -22,7 +25,8 @@ package dev.trainadvisor.perf;
  * @param forwardLaunches  kernels the host launches for it in one forward, all the stage's layers together
  * @param backwardLaunches kernels the host launches for it in one backward
  */
-public record Operation(String name, Kind kind, boolean inLayer, double flops, double bytes, double m, double n,
+public record Operation(String name, Kind kind, boolean inLayer, boolean attentionCore, double flops, double bytes,
+                        double m, double n,
                         double groups, double weights, double forwardLaunches, double backwardLaunches) {
 
     /**
@@ -34,7 +38,7 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
 
     /** A GEMM of {@code count} instances (layers): one kernel forward, two backward (input and weight gradients). */
     static Operation gemm(String name, boolean inLayer, double flops, double m, double n, double count) {
-        return new Operation(name, Kind.GEMM, inLayer, flops, 0, m, n, 1, 0, count, 2 * count);
+        return new Operation(name, Kind.GEMM, inLayer, false, flops, 0, m, n, 1, 0, count, 2 * count);
     }
 
     /**
@@ -44,7 +48,7 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
      */
     static Operation groupedGemm(String name, double flops, double m, double n, double k, double groups, double count) {
         double bytes = count * groups * (k * n + m * (k + n)) * 2;
-        return new Operation(name, Kind.GEMM, true, flops, bytes, m, n, groups, count * groups * k * n, count, 2 * count);
+        return new Operation(name, Kind.GEMM, true, false, flops, bytes, m, n, groups, count * groups * k * n, count, 2 * count);
     }
 
     /**
@@ -52,7 +56,7 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
      *              a flash kernel the scores): for the roofline only, the kernel is timed by its FLOPs
      */
     static Operation attention(String name, double flops, double bytes, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.ATTENTION, true, flops, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+        return new Operation(name, Kind.ATTENTION, true, true, flops, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
     /**
@@ -72,12 +76,20 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
     }
 
     static Operation memory(String name, boolean inLayer, double bytes, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.MEMORY, inLayer, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+        return new Operation(name, Kind.MEMORY, inLayer, false, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+    }
+
+    /**
+     * A memory-bound kernel of the attention core (the softmax over the scores an unfused core writes), which selective
+     * recomputation runs again with the core.
+     */
+    static Operation attentionCoreMemory(String name, double bytes, double forwardLaunches, double backwardLaunches) {
+        return new Operation(name, Kind.MEMORY, true, true, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
     /** A gather or scatter of whole rows, each read and written once ({@code bytes}). */
     static Operation copy(String name, double bytes, double forwardLaunches, double backwardLaunches) {
-        return new Operation(name, Kind.COPY, true, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
+        return new Operation(name, Kind.COPY, true, false, 0, bytes, 0, 0, 1, 0, forwardLaunches, backwardLaunches);
     }
 
     /** A dense GEMM's inner dimension: its FLOPs over 2 x M x N per instance; 0 for other operations. */
@@ -88,7 +100,7 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
     /** Kernel launches per micro-batch: forward, backward and a full recomputation's share of the layer's forward. */
     public double launches(double fullRecomputeShare, boolean selective) {
         return forwardLaunches + backwardLaunches + (inLayer ? fullRecomputeShare * forwardLaunches : 0)
-                + (selective && kind == Kind.ATTENTION ? forwardLaunches : 0);
+                + (selective && attentionCore ? forwardLaunches : 0);
     }
 
     /**
@@ -96,6 +108,6 @@ public record Operation(String name, Kind kind, boolean inLayer, double flops, d
      * forward, and with selective recomputation the attention core once more (Korthikanti et al. 2022, section 5).
      */
     public double passes(double fullRecomputeShare, boolean selective) {
-        return 3 + (inLayer ? fullRecomputeShare : 0) + (selective && kind == Kind.ATTENTION ? 1 : 0);
+        return 3 + (inLayer ? fullRecomputeShare : 0) + (selective && attentionCore ? 1 : 0);
     }
 }

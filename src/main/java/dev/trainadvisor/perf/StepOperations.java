@@ -64,8 +64,11 @@ public final class StepOperations {
             out.add(Operation.gemm("mlp-down", true, denseLayers * 2 * h * ffn * share, tokens, h, densePerStage));
         }
         for (ElementwiseBytes.Kernel k : ElementwiseBytes.perLayer(m, p, t))
-            out.add(Operation.memory(k.name(), true, tokens * layersPerStage * k.bytesPerToken(),
-                    layersPerStage * k.forwardLaunches(), layersPerStage * k.backwardLaunches()));
+            out.add(k.attentionCore()
+                    ? Operation.attentionCoreMemory(k.name(), tokens * layersPerStage * k.bytesPerToken(),
+                            layersPerStage * k.forwardLaunches(), layersPerStage * k.backwardLaunches())
+                    : Operation.memory(k.name(), true, tokens * layersPerStage * k.bytesPerToken(),
+                            layersPerStage * k.forwardLaunches(), layersPerStage * k.backwardLaunches()));
         // the head: embedding lookup and final norm (their bytes are not counted, only their launches), logits, loss
         boolean learned = m.positionEmbedding() == dev.trainadvisor.spec.PositionEmbedding.LEARNED;
         out.add(Operation.memory("embedding", false, 0,
@@ -74,7 +77,7 @@ public final class StepOperations {
         out.add(Operation.memory("final-norm", false, 0, KernelLaunches.FINAL_NORM_FORWARD, KernelLaunches.FINAL_NORM_BACKWARD));
         Operation logits = Operation.gemm("logits", false, tokens * 2 * h * m.vocab() / tp, tokens, (double) m.vocab() / tp, 1);
         // tied embeddings: the output head's weight gradient is added to the embedding's
-        out.add(m.tiedEmbeddings() ? new Operation(logits.name(), logits.kind(), false, logits.flops(), 0, logits.m(),
+        out.add(m.tiedEmbeddings() ? new Operation(logits.name(), logits.kind(), false, false, logits.flops(), 0, logits.m(),
                 logits.n(), 1, 0, 1, 3) : logits);
         // logits read in bf16, upcast to fp32, softmax and its gradient: a third of the bytes forward, two in backward
         out.add(Operation.memory("cross-entropy", false, tokens * ElementwiseBytes.crossEntropyPerToken(m, p, t) / 3,

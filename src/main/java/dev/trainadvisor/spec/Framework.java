@@ -22,7 +22,8 @@ public record Framework(String key, String name, String version, String versionD
                         Fact<Amp> amp, Fact<LayerLaunches> layerLaunches, Fact<Double> compiledAttentionSlowdown,
                         Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches,
                         Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes, Fact<Integer> recipeZeroStage,
-                        Fact<RankOrder> rankOrder, Fact<Boolean> interleavedP2pOverlap) {
+                        Fact<RankOrder> rankOrder, Fact<Boolean> interleavedP2pOverlap,
+                        Fact<Boolean> pipelineScatterGather) {
 
     /**
      * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
@@ -142,6 +143,17 @@ public record Framework(String key, String name, String version, String versionD
      */
     public boolean overlapsInterleavedP2p() {
         return interleavedP2pOverlap != null && Boolean.TRUE.equals(interleavedP2pOverlap.value());
+    }
+
+    /**
+     * Whether, without sequence parallelism, each tensor-parallel rank sends only its 1/tp slice of the activation (or
+     * its gradient) to the next pipeline stage, and the receiving stage all-gathers the slices over its tensor-parallel
+     * group (its profile's {@code pipeline_scatter_gather}: Megatron-LM's scatter/gather optimization, Narayanan et
+     * al. 2021, section 4.1, on unless --no-scatter-gather-tensors-in-pipeline); false where the profile says nothing:
+     * every rank sends the whole tensor.
+     */
+    public boolean scattersPipelineSends() {
+        return pipelineScatterGather != null && Boolean.TRUE.equals(pipelineScatterGather.value());
     }
 
     public Double crossEntropyBytesPerLogit() {
@@ -382,7 +394,8 @@ public record Framework(String key, String name, String version, String versionD
                 && java.util.Objects.equals(crossEntropyBytes, f.crossEntropyBytes)
                 && java.util.Objects.equals(recipeZeroStage, f.recipeZeroStage)
                 && java.util.Objects.equals(rankOrder, f.rankOrder)
-                && java.util.Objects.equals(interleavedP2pOverlap, f.interleavedP2pOverlap);
+                && java.util.Objects.equals(interleavedP2pOverlap, f.interleavedP2pOverlap)
+                && java.util.Objects.equals(pipelineScatterGather, f.pipelineScatterGather);
     }
 
     /**

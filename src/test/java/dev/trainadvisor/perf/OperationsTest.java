@@ -120,6 +120,33 @@ class OperationsTest {
         assertEquals(gpu(none) + attentionForward, gpu(selective), 1e-9);
     }
 
+    /**
+     * Without a flash kernel the attention core writes its scores to HBM and a softmax kernel reads them back; Megatron's
+     * selective recomputation checkpoints the whole core (megatron/model/transformer.py at d07d29d,
+     * _checkpointed_attention_forward over CoreAttention: baddbmm, scale_mask_softmax, dropout, bmm), so the softmax's
+     * forward runs again with the attention kernel's, and nothing else does.
+     */
+    @Test
+    void selectiveRecomputationRunsTheUnfusedSoftmaxAgain() {
+        Cluster c = PerfFixtures.dgxA100(1);
+        Model m = PerfFixtures.gpt3_175b();
+        Parallel p = PerfFixtures.parallel(8, 8, 1, false, 0, 1, 1);
+        Training noneT = PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, false);
+        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p, noneT));
+        ComputeTime none = ComputeTime.of(m, p, noneT, c.gpu(), eff);
+        ComputeTime selective = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.SELECTIVE, Precision.BF16,
+                false), c.gpu(), eff);
+        double core = 0, softmax = 0;
+        for (ComputeTime.Timed o : none.operations()) {
+            if (o.operation().kind() == Operation.Kind.ATTENTION) core += o.forwardSeconds();
+            if (o.operation().name().equals("softmax")) softmax += o.forwardSeconds();
+        }
+        assertTrue(softmax > 0, "an unfused core has a softmax kernel");
+        for (ComputeTime.Timed o : selective.operations())
+            assertEquals(o.operation().attentionCore() ? 4 : 3, o.passes(), 0, o.operation().name());
+        assertEquals(gpu(none) + core + softmax, gpu(selective), 1e-9);
+    }
+
     private static double gpu(ComputeTime c) { return c.microBatchSeconds() - c.hostBoundSeconds(); }
 
     /**

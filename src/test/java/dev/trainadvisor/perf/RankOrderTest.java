@@ -172,9 +172,11 @@ class RankOrderTest {
         String yaml = """
                 cluster: {preset: dgx-h100, nodes: 2}
                 model: llama-3-8b
-                parallel: {tp: 2, pp: 4, dp: 2, virtual_stages: %d}
+                parallel: {tp: 2, pp: 4, dp: 2, virtual_stages: %d, sequence_parallel: true}
                 training: {seq_len: 4096, micro_batch_size: 1, micro_batches: 8, framework: %s}
                 """;
+        // (with sequence parallelism both send a tensor-parallel rank's half: Megatron-LM before Megatron-Core scatters
+        // its sends without it, PipelineScatterGatherTest)
         Collective interleaved = pipeline(read(String.format(yaml, 2, "megatron-core")));
         assertEquals(OverlapWindow.OTHER_MICRO_BATCH, interleaved.overlapsWith());
         assertTrue(interleaved.exposedSeconds() < interleaved.seconds());
@@ -184,8 +186,9 @@ class RankOrderTest {
         Collective before = pipeline(read(String.format(yaml, 2, "megatron-lm")));
         assertEquals(OverlapWindow.NONE, before.overlapsWith());
         assertEquals(before.seconds(), before.exposedSeconds(), 0);
-        // the same sends: 2 x 8 micro-batches x 2 chunks of 4096 tokens x 4096 x 2 bytes each way
+        // the same sends: 2 x 8 micro-batches x 2 chunks of 4096 tokens x 4096 x 2 bytes over tp 2, each way
         assertEquals(32, interleaved.calls());
+        assertEquals(4096.0 * 4096 * 2 / 2, interleaved.bytesPerPass(), 0);
         assertEquals(interleaved.seconds(), before.seconds(), 1e-12);
     }
 
