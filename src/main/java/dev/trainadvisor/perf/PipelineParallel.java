@@ -6,8 +6,10 @@ import java.util.List;
 
 /**
  * Pipeline parallelism: each micro-batch's activations sent forward and their gradients back across every stage
- * boundary, once per virtual stage; sequence parallelism sends a tensor-parallel rank's share only. With tied
- * embeddings the first and last stages all-reduce the shared weight's gradients once a step. Its bubble is
+ * boundary, once per virtual stage; sequence parallelism sends a tensor-parallel rank's share only, and so does a
+ * framework that scatters its sends without it ({@code pipeline_scatter_gather}, Megatron-LM before Megatron-Core),
+ * whose receiving stage then gathers the whole over its tensor-parallel group ({@link CollectiveOp#PP_RECV_ALL_GATHER}).
+ * With tied embeddings the first and last stages all-reduce the shared weight's gradients once a step. Its bubble is
  * part of the step's compute ({@link StepModel}). The sends are waited for before the chunk they feed, unless the
  * framework's interleaved schedule overlaps them ({@code interleaved_p2p_overlap}, Megatron-LM's overlap_p2p_comm):
  * then a chunk's sends and receives run while the chunks around it compute, every micro-batch's compute but the
