@@ -98,14 +98,8 @@ class OperationsTest {
      */
     @Test
     void passesFollowTheRecomputation() {
-        Cluster c = PerfFixtures.dgxA100(1);
-        Model m = PerfFixtures.gpt3_175b();
-        Parallel p = PerfFixtures.parallel(8, 8, 1, false, 0, 1, 1);
-        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p,
-                PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, true)));
-        ComputeTime none = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, true), c.gpu(), eff);
-        ComputeTime full = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.FULL, Precision.BF16, true), c.gpu(), eff);
-        ComputeTime selective = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.SELECTIVE, Precision.BF16, true), c.gpu(), eff);
+        ComputeTime none = gpt3Micro(Recompute.NONE, true), full = gpt3Micro(Recompute.FULL, true),
+                selective = gpt3Micro(Recompute.SELECTIVE, true);
         double layerForward = 0, headForward = 0, attentionForward = 0;
         for (ComputeTime.Timed o : none.operations()) {
             assertEquals(3, o.passes(), 0, o.operation().name());
@@ -128,14 +122,7 @@ class OperationsTest {
      */
     @Test
     void selectiveRecomputationRunsTheUnfusedSoftmaxAgain() {
-        Cluster c = PerfFixtures.dgxA100(1);
-        Model m = PerfFixtures.gpt3_175b();
-        Parallel p = PerfFixtures.parallel(8, 8, 1, false, 0, 1, 1);
-        Training noneT = PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, false);
-        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p, noneT));
-        ComputeTime none = ComputeTime.of(m, p, noneT, c.gpu(), eff);
-        ComputeTime selective = ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, Recompute.SELECTIVE, Precision.BF16,
-                false), c.gpu(), eff);
+        ComputeTime none = gpt3Micro(Recompute.NONE, false), selective = gpt3Micro(Recompute.SELECTIVE, false);
         double core = 0, softmax = 0;
         for (ComputeTime.Timed o : none.operations()) {
             if (o.operation().kind() == Operation.Kind.ATTENTION) core += o.forwardSeconds();
@@ -148,6 +135,19 @@ class OperationsTest {
     }
 
     private static double gpu(ComputeTime c) { return c.microBatchSeconds() - c.hostBoundSeconds(); }
+
+    /**
+     * A micro-batch of one 2048-token sequence of GPT-3 175B at tp 8, pp 8 on a DGX A100, recomputing as {@code r},
+     * with or without a flash kernel, at the efficiencies of the same run without recomputation.
+     */
+    private static ComputeTime gpt3Micro(Recompute r, boolean flash) {
+        Cluster c = PerfFixtures.dgxA100(1);
+        Model m = PerfFixtures.gpt3_175b();
+        Parallel p = PerfFixtures.parallel(8, 8, 1, false, 0, 1, 1);
+        Efficiency eff = Efficiency.defaults(c.gpu(), PerfFixtures.run(m, p,
+                PerfFixtures.training(2048, 1, 1, Recompute.NONE, Precision.BF16, flash)));
+        return ComputeTime.of(m, p, PerfFixtures.training(2048, 1, 1, r, Precision.BF16, flash), c.gpu(), eff);
+    }
 
     /**
      * A parallel dimension is one type: given to the communication and memory models next to the shipped ones, a new
