@@ -39,12 +39,10 @@ final class PipelineParallel implements ParallelDimension {
         boolean overlapped = p.virtualStages() > 1 && s.training().framework().overlapsInterleavedP2p();
         OverlapWindow window = overlapped ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE;
         CollectivePlan sends = new CollectivePlan(CollectiveOp.PP_SEND_RECV, 2, act, calls, calls, link, window, 0.5, false);
-        List<CollectivePlan> out = new java.util.ArrayList<>(3);
-        out.add(sends);
         // the gather follows each receive as the send does (one call per received tensor, in the same window)
-        if (scattered) out.add(new CollectivePlan(CollectiveOp.PP_RECV_ALL_GATHER, p.tp(), whole, calls, calls,
-                s.topology().place(p.tp(), s.topology().tpStride()), window, 0.5, false));
-        if (!s.model().tiedEmbeddings()) return List.copyOf(out);
+        CollectivePlan gather = !scattered ? null : new CollectivePlan(CollectiveOp.PP_RECV_ALL_GATHER, p.tp(), whole,
+                calls, calls, s.topology().place(p.tp(), s.topology().tpStride()), window, 0.5, false);
+        if (!s.model().tiedEmbeddings()) return gather == null ? List.of(sends) : List.of(sends, gather);
         // tied embeddings: the first stage's embedding and the last stage's head are one weight, split over the
         // vocabulary by tensor parallelism; their gradients are all-reduced between the two stages after the backward, before the
         // optimizer (Megatron-Core's finalize_model_grads._allreduce_word_embedding_grads over the embedding group of
@@ -52,8 +50,8 @@ final class PipelineParallel implements ParallelDimension {
         // pipeline engine's _exec_reduce_tied_grads), in the gradients' reduction dtype
         double grads = Params.embedding(s.model()) / p.tp() * s.training().gradReducePrecision().bytes;
         LinkChoice ends = s.topology().place(2, s.topology().ppStride() * (p.pp() - 1));
-        out.add(CollectivePlan.gradientReduction(CollectiveOp.PP_EMBEDDING_ALL_REDUCE, 2, grads, 1, 1, ends,
-                OverlapWindow.NONE));
-        return List.copyOf(out);
+        CollectivePlan tied = CollectivePlan.gradientReduction(CollectiveOp.PP_EMBEDDING_ALL_REDUCE, 2, grads, 1, 1, ends,
+                OverlapWindow.NONE);
+        return gather == null ? List.of(sends, tied) : List.of(sends, gather, tied);
     }
 }
