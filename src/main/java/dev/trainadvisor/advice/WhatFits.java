@@ -88,9 +88,10 @@ final class WhatFits {
         double stateGb = params * (weightBytes + run.training().gradReducePrecision().bytes
                 + MemoryModel.OPTIMIZER_BYTES_PER_PARAM) / 1e9;
         Layout own = Layout.of(run);
-        LayoutSearch.Result here = LayoutSearch.search(new RunSpec(run.name(), cluster, run), o);
+        // of its own GPUs, only whether another layout fits: none of them is timed
+        LayoutSearch.Feasibility here = LayoutSearch.feasibility(new RunSpec(run.name(), cluster, run), o);
         int maxGpus = (int) Math.min((long) cluster.gpus() * MAX_SCALE, Math.max(MAX_GPUS, cluster.gpus()));
-        if (!here.best().isEmpty())
+        if (here.anyFits())
             return new CapacityFact(cluster.gpus(), cluster.gpu().hbmGb(), params, stateGb, HEADROOM, here.visited(), true,
                     0, maxGpus, null, null, null, 0, null, null);
 

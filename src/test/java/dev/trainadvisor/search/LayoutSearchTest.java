@@ -153,6 +153,33 @@ class LayoutSearchTest {
         assertTrue(near >= 0.8 * rows, near + " of " + rows);
     }
 
+    /**
+     * What a run that does not fit asks of its own GPUs (advice.WhatFits) is whether the search finds a layout, and how
+     * many it visits; feasibility answers by memory alone, timing none. Checked against the search itself over every
+     * reference run as published and squeezed onto GPUs of 48 and 24 GB, where some fit another way and some nowhere.
+     */
+    @Test
+    void feasibilityAnswersAsTheSearchDoes() {
+        LayoutSearch.Options o = new LayoutSearch.Options(1, 0.05,
+                Set.of("tp", "pp", "virtual_stages", "micro_batch_size", "cp", "ep", "zero_stage", "recompute"), 1);
+        int fits = 0, not = 0;
+        for (dev.trainadvisor.spec.ReferenceRun rr : dev.trainadvisor.spec.ReferenceRun.builtIn()) {
+            if (rr.isExcluded()) continue;
+            for (String gpu : new String[]{null, "L40S", "RTX-4090"}) {
+                RunSpec s = gpu == null ? rr.spec()
+                        : rr.spec().with(dev.trainadvisor.spec.RunChange.of(dev.trainadvisor.spec.RunField.GPU, gpu));
+                LayoutSearch.Result r = LayoutSearch.search(s, o);
+                LayoutSearch.Feasibility f = LayoutSearch.feasibility(s, o);
+                String what = rr.id() + (gpu == null ? "" : " on " + gpu);
+                assertEquals(!r.best().isEmpty(), f.anyFits(), what);
+                assertEquals(r.visited(), f.visited(), what);
+                if (f.anyFits()) fits++;
+                else not++;
+            }
+        }
+        assertTrue(fits > 100 && not > 50, fits + " fit, " + not + " do not");
+    }
+
     /** The same input gives the same output, whatever the threads. */
     @Test
     void theResultDoesNotDependOnTheThreads() {
