@@ -464,7 +464,7 @@ public final class Run {
         /** {@code training.attention_kernel}: fa2, fa1, fa3, triton, cudnn, unfused, math or eager. */
         public Training attentionKernel(String kernel) { return set("attention_kernel", kernel); }
 
-        /** {@code training.elementwise_kernels}: fused, compiled or eager. */
+        /** {@code training.elementwise_kernels}: fused, compiled, eager or eager_fused_norm. */
         public Training elementwiseKernels(String kernels) { return set("elementwise_kernels", kernels); }
 
         /** {@code training.cuda_graphs}. */

@@ -75,7 +75,7 @@ final class LogRunOptions {
 
         @Option(names = "--elementwise-kernels", paramLabel = "ELEMENTWISE", order = 17, completionCandidates = Candidates.Elementwise.class,
                 description = "norms, activations and rotary: ${COMPLETION-CANDIDATES} (hand-fused, torch.compile's, PyTorch "
-                        + "eager ops; default: the framework's, else fused)")
+                        + "eager ops, eager ops with a fused RMSNorm; default: the framework's, else fused)")
         String elementwiseKernels;
 
         @Option(names = "--cuda-graphs", paramLabel = "BOOL", arity = "1", order = 18, completionCandidates = Candidates.Booleans.class,

@@ -480,9 +480,11 @@ public final class Explanations {
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 
-    public static Explain eagerElementwise(StepFact s, Grant g) {
-        Explain e = Explain.start().text("Norms, rotary and the activation run as eager PyTorch composites; fused, the step"
-                + " would run ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");
+    public static Explain eagerElementwise(StepFact s, Grant g, dev.trainadvisor.spec.ElementwiseKernels kernels) {
+        Explain e = Explain.start().text(kernels.eagerNorm() || !kernels.eagerComposites()
+                ? "Norms, rotary and the activation run as eager PyTorch composites; fused, the step would run "
+                : "Rotary and the activation run as eager PyTorch composites (the RMSNorm is a fused kernel); fused, the"
+                + " step would run ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }
 

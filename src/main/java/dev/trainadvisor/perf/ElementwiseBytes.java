@@ -1,6 +1,5 @@
 package dev.trainadvisor.perf;
 
-import dev.trainadvisor.spec.ElementwiseKernels;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Norm;
 import dev.trainadvisor.spec.Parallel;
@@ -69,13 +68,14 @@ final class ElementwiseBytes {
         double h = m.hidden();
         double kv = (double) m.kvHeads() * m.headDim();
         double ffn = m.mlpWidthPerToken();
-        boolean eager = t.elementwiseKernels() == ElementwiseKernels.EAGER;
+        // rotary and the gate's product eager; RMSNorm too, unless its kernel is fused (ElementwiseKernels.EAGER_FUSED_NORM)
+        boolean eager = t.elementwiseKernels().eagerComposites();
         List<Kernel> out = new ArrayList<>();
 
         // elements read + written, 2 bytes each: two norms and two residual adds run on the whole hidden state
         // unless sequence parallelism splits them over the tensor-parallel group
         double replicatedOver = p.sequenceParallel() && tp > 1 ? tp : 1;
-        boolean eagerRms = eager && m.norm() == Norm.RMSNORM;
+        boolean eagerRms = t.elementwiseKernels().eagerNorm() && m.norm() == Norm.RMSNORM;
         // eager RMSNorm: to(fp32), pow, mean, add eps, rsqrt, mul, type_as, mul weight; autograd about 10 back
         out.add(new Kernel("norms", 2 * 4 * h * (eagerRms ? EAGER_RMSNORM : 1) / replicatedOver,
                 2 * (eagerRms ? 8 : 1), 2 * (eagerRms ? 10 : 2)));

@@ -385,7 +385,8 @@ public final class RunFileKeys {
                 + "flash_attention true; unfused, math, eager without (docs/model.md)", "cudnn",
                 "cluster", "dgx-h100");
         key("training.elementwise_kernels", words(ElementwiseKernels.values()), "the framework's, else fused",
-                "norms, activations and rotary: hand-fused, torch.compile's Inductor kernels, or PyTorch eager ops",
+                "norms, activations and rotary: hand-fused, torch.compile's Inductor kernels, PyTorch eager ops, or eager "
+                        + "ops beside one fused RMSNorm kernel (torchtitan's norm_type fused_rmsnorm)",
                 "compiled");
         key("training.cuda_graphs", BOOL, "false", "forward and backward replayed from CUDA graphs (torch.compile's "
                 + "reduce-overhead, Megatron's --enable-cuda-graph)", "true");

@@ -118,12 +118,24 @@ class ComputeRulesTest {
     @Test
     void eagerElementwiseClaimsWhatFusedKernelsSave() {
         // fused kernels save 0.3 + 0.5 = 0.8 of 8 s = 0.10 -> medium
-        RuleEngine.Result r = step(with(run(PCIE), "elementwiseKernels", ElementwiseKernels.EAGER))
-                .saving(Saving.Kind.FUSED_ELEMENTWISE, Phase.FORWARD, 0.3, Phase.BACKWARD, 0.5).fire();
-        Diagnosis d = only(r, "eager-elementwise");
+        Diagnosis d = only(eager(ElementwiseKernels.EAGER, 0.3, 0.5), "eager-elementwise");
         assertDiagnosis(d, Severity.MEDIUM, false, 0.1, Map.of(Phase.FORWARD, 0.3, Phase.BACKWARD, 0.5));
         assertTrue(d.explanation().contains("fused, the step would run 0.8 s faster: 0.8 s / 8 s = 10% of the 8 s step."),
                 d.explanation());
+    }
+
+    /**
+     * torchtitan's fused_rmsnorm beside eager rotary and SwiGLU: the lever still applies (their fusing is what the
+     * step model prices, 0.8 s here) and the explanation names what runs eager.
+     */
+    @Test
+    void eagerElementwiseBesideAFusedNormNamesWhatRunsEager() {
+        RuleEngine.Result r = eager(ElementwiseKernels.EAGER_FUSED_NORM, 0.3, 0.5);
+        Diagnosis d = only(r, "eager-elementwise");
+        assertDiagnosis(d, Severity.MEDIUM, false, 0.1, Map.of(Phase.FORWARD, 0.3, Phase.BACKWARD, 0.5));
+        assertTrue(d.explanation().startsWith("Rotary and the activation run as eager PyTorch composites (the RMSNorm is a"
+                + " fused kernel); fused, the step would run 0.8 s faster"), d.explanation());
+        assertEquals(List.of("eager-elementwise"), proposal(r, "fused-elementwise").addresses());
     }
 
     /**
@@ -148,9 +160,13 @@ class ComputeRulesTest {
 
     @Test
     void eagerElementwiseSilentWhenFusingSavesLittle() {
-        RuleEngine.Result r = step(with(run(PCIE), "elementwiseKernels", ElementwiseKernels.EAGER))
-                .saving(Saving.Kind.FUSED_ELEMENTWISE, Phase.FORWARD, 0.1, Phase.BACKWARD, 0.2).fire();
-        assertFalse(fired(r, "eager-elementwise"));
+        assertFalse(fired(eager(ElementwiseKernels.EAGER, 0.1, 0.2), "eager-elementwise"));
+    }
+
+    /** The PCIe run with its element-wise work run by {@code kernels}, fusing which saves these seconds. */
+    private static RuleEngine.Result eager(ElementwiseKernels kernels, double forwardS, double backwardS) {
+        return step(with(run(PCIE), "elementwiseKernels", kernels))
+                .saving(Saving.Kind.FUSED_ELEMENTWISE, Phase.FORWARD, forwardS, Phase.BACKWARD, backwardS).fire();
     }
 
     /**

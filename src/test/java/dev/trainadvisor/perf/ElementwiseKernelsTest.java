@@ -45,6 +45,26 @@ class ElementwiseKernelsTest {
         assertEquals(expected, memorySeconds(eager) - memorySeconds(fused), expected * 1e-9);
     }
 
+    /**
+     * torchtitan's fused_rmsnorm: RMSNorm one Triton kernel each way, rotary and SwiGLU still eager composites. Of the
+     * eager run's 294,912 elements a token and layer (above) the norms' 147,456 become the fused 16,384: 163,840, so
+     * 69,632 over the fused run and 131,072 under the eager one.
+     */
+    @Test
+    void aFusedNormBesideEagerCompositesMovesTheNormOnce() {
+        RunSpec fused = read("llama-3-8b", Map.of());
+        RunSpec eager = read("llama-3-8b", Map.of("elementwise_kernels", "eager"));
+        RunSpec fusedNorm = read("llama-3-8b", Map.of("elementwise_kernels", "eager_fused_norm"));
+        assertEquals(ElementwiseKernels.EAGER_FUSED_NORM, fusedNorm.run().training().elementwiseKernels());
+        assertEquals(seconds(163840 - 94208), memorySeconds(fusedNorm) - memorySeconds(fused), seconds(69632) * 1e-9);
+        assertEquals(seconds(294912 - 163840), memorySeconds(eager) - memorySeconds(fusedNorm), seconds(131072) * 1e-9);
+        // kernels a layer launches: eager RMSNorm 8 forward and 10 backward a norm, fused 1 and 2; two norms a layer,
+        // 32 layers; the rest alike (a full recomputation would run the forward's again: none here)
+        double launches = StepModel.predict(eager.cluster(), eager.run()).compute().launches()
+                - StepModel.predict(fusedNorm.cluster(), fusedNorm.run()).compute().launches();
+        assertEquals(32 * 2 * ((8 + 10) - (1 + 2)), launches, 0);
+    }
+
     @Test
     void learnedPositionsHaveNoRotaryPassAndLayerNormNoEagerPenalty() {
         Map<String, Object> gpt = new LinkedHashMap<>(Map.of("layers", 32, "hidden", 4096, "heads", 32, "ffn_hidden", 16384,
@@ -64,7 +84,7 @@ class ElementwiseKernelsTest {
     @Test
     void unknownKindsNameTheChoices() {
         SpecException e = assertThrows(SpecException.class, () -> read("llama-3-8b", Map.of("elementwise_kernels", "inductor")));
-        assertTrue(e.getMessage().contains("training.elementwise_kernels") && e.getMessage().contains("[fused, compiled, eager]")
+        assertTrue(e.getMessage().contains("training.elementwise_kernels") && e.getMessage().contains("[fused, compiled, eager, eager_fused_norm]")
                 && e.getMessage().contains("'inductor'"), e.getMessage());
         Map<String, Object> bad = new LinkedHashMap<>(Map.of("layers", 2, "hidden", 64, "heads", 4, "ffn_hidden", 256,
                 "vocab", 1000, "norm", "batchnorm"));
