@@ -15,7 +15,14 @@ package dev.trainadvisor.ingest;
  * <p>History: tps, the line's timestamp, loss, grad_norm, memory (GiB x 1.073741824). Configuration from
  * {@code Training starts at step N, with local batch size B, global batch size G, [gradient accumulation steps A,]
  * sequence length S, total steps T (warmup W)}: training.micro_batch_size, global_batch_size, micro_batches, seq_len;
- * torchtitan prints no learning rate per step, so the warm-up length W stands for it in the warm-up rule.
+ * torchtitan prints no learning rate per step, so the warm-up length W stands for it in the warm-up rule. How the
+ * element-wise work ran, from the start-up lines: torch.compile on the model ({@value #COMPILED_MODEL}, train.py:232 at
+ * 0413364, 2024-04; {@value #COMPILED_BLOCKS}, torchtitan/parallelisms/parallelize_llama.py:310 at ba24697, 2024-12,
+ * and since) → training.elementwise_kernels compiled; else a model built with torchtitan's fused RMSNorm (the
+ * {@code Building llama3 8B with ModelArgs(..., norm_type='fused_rmsnorm', ...)} line, train.py:178-180 at 0413364,
+ * :106 at ba24697) → eager_fused_norm. Compiling the loss function alone ({@code Compiling the loss function with
+ * torch.compile}) fuses nothing of the layers and is not read; a log without these lines leaves it to the framework's
+ * profile.
  */
 public final class TorchtitanLog extends GuardedLogParser {
     public static final String FORMAT = "torchtitan";
@@ -70,11 +77,14 @@ public final class TorchtitanLog extends GuardedLogParser {
     ParsedLog read(LogSource log) {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
+        boolean compiled = false, fusedNorm = false;
         try (LogSource.Pass lines = log.lines()) {
             for (String line : lines) {
                 int at = stepLine(line);
                 if (at < 0) {
                     if (line.contains(STARTS)) start(line, r);
+                    else if (line.contains(COMPILED_MODEL) || line.contains(COMPILED_BLOCKS)) compiled = true;
+                    else if (line.contains(FUSED_NORM) && line.contains("Building ")) fusedNorm = true;
                     continue;
                 }
                 long step = Num.digitsAt(line, at + 5);
@@ -107,6 +117,8 @@ public final class TorchtitanLog extends GuardedLogParser {
                 }
             }
         }
+        if (compiled) r.config.put("training.elementwise_kernels", "compiled");
+        else if (fusedNorm) r.config.put("training.elementwise_kernels", "eager_fused_norm");
         r.convention = convention(s.printedOn());
         if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no torchtitan step lines found");
@@ -130,6 +142,12 @@ public final class TorchtitanLog extends GuardedLogParser {
     }
 
     static final String STARTS = "Training starts at step";
+
+    /** torchtitan's start-up lines that say the model's layers were compiled (the class comment gives their sources). */
+    static final String COMPILED_MODEL = "Compiling model with torch.compile", COMPILED_BLOCKS = "Compiling each TransformerBlock with torch.compile";
+
+    /** The model arguments' repr with torchtitan's fused RMSNorm, as the {@code Building ...} line prints it. */
+    static final String FUSED_NORM = "norm_type='fused_rmsnorm'";
 
     /**
      * {@code Training starts at step 1, with local batch size 8, global batch size 64, [gradient accumulation steps 1,]

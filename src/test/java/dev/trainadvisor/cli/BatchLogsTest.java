@@ -115,6 +115,30 @@ class BatchLogsTest {
         assertFalse(wrong.err().contains("\tat "), wrong.err());
     }
 
+    /**
+     * A torchtitan log whose start-up says its blocks were compiled (TorchtitanLog) is advised as compiled, not at
+     * torchtitan's eager default; an option still wins over the log, with a note.
+     */
+    @Test
+    void aTorchtitanLogThatCompiledIsAdvisedCompiled(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.exists(SAMPLES.resolve("torchtitan-1.log")));
+        Path log = dir.resolve("titan.log");
+        Files.writeString(log, "[rank0]:[titan] 2025-06-16 22:00:00,000 - root - INFO - Compiling each TransformerBlock with "
+                + "torch.compile\n" + Files.readString(SAMPLES.resolve("torchtitan-1.log")));
+        String[] base = {"advise", "--log", log.toString(), "--cluster", "dgx-h100", "--model", "llama-3-8b", "--zero-stage",
+                "3", "--seq-len", "8192", "--micro-batch-size", "1"};
+        CliTest.Result r = run(base);
+        assertEquals(Main.OK, r.code(), r.err());
+        assertEquals(ElementwiseKernels.COMPILED, readBack(new ObjectMapper().readTree(r.out())).elementwiseKernels());
+        String[] eager = java.util.Arrays.copyOf(base, base.length + 2);
+        eager[base.length] = "--elementwise-kernels";
+        eager[base.length + 1] = "eager";
+        CliTest.Result e = run(eager);
+        assertEquals(Main.OK, e.code(), e.err());
+        assertEquals(ElementwiseKernels.EAGER, readBack(new ObjectMapper().readTree(e.out())).elementwiseKernels());
+        assertTrue(e.err().contains("replaces the torchtitan log's training.elementwise_kernels compiled"), e.err());
+    }
+
     // ------------------------------------------------------------------ advise --log: what the log does not print
 
     /**

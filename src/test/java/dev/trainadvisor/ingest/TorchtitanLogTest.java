@@ -72,6 +72,29 @@ class TorchtitanLogTest {
     }
 
     /**
+     * How the element-wise work ran, from torchtitan's start-up lines (TorchtitanLog's class comment gives the source
+     * lines): the model built with fused_rmsnorm and not compiled is eager_fused_norm; compiled, whatever its norm, is
+     * compiled; the loss function compiled alone, or no such line, says nothing. The Building line is train.py's
+     * f"Building {model_name} {flavor} with {model_config}" with the dataclass's repr (fields trimmed).
+     */
+    @Test
+    void theStartUpLinesSayHowTheElementwiseWorkRan() {
+        String building = "[rank0]:[titan] 2024-12-19 10:00:00,000 - root - INFO - Building llama3 8B with ModelArgs(dim=4096,"
+                + " n_layers=32, n_heads=32, n_kv_heads=8, vocab_size=128256, norm_eps=1e-05, rope_theta=500000,"
+                + " max_seq_len=8192, depth_init=True, norm_type='fused_rmsnorm')\n";
+        String compiled = "[rank0]:[titan] 2024-12-19 10:00:05,000 - root - INFO - Compiling each TransformerBlock with torch.compile\n";
+        String loss = "[rank0]:[titan] 2025-06-17 10:00:05,000 - root - INFO - Compiling the loss function with torch.compile\n";
+        String step = "[rank0]:[titan] 2024-12-19 10:01:00,000 - root - INFO - step: 10  loss:  7.1234  memory: 30.00GiB(40.00%)"
+                + "  tps: 5,000  tflops: 300.00  mfu: 30.00%\n";
+        assertEquals("eager_fused_norm", parser.parse(building + step).config().get("training.elementwise_kernels"));
+        assertEquals("compiled", parser.parse(building + compiled + step).config().get("training.elementwise_kernels"));
+        assertEquals("compiled", parser.parse("[titan] Compiling model with torch.compile\n" + step).config()
+                .get("training.elementwise_kernels"), "torchtitan's line of 2024-04");
+        assertNull(parser.parse(building.replace("fused_rmsnorm", "rmsnorm") + loss + step).config()
+                .get("training.elementwise_kernels"));
+    }
+
+    /**
      * The line bench/multigpu_training_sweep.py prints (issue 24), from its dry run on one H200
      * (src/test/resources/logs/multigpu-sweep/README.md): torchtitan's step line and the start line with the
      * gradient-accumulation clause, "[rank0]:" from torchrun --tee. Its truth file times every step outside the log.
