@@ -63,6 +63,10 @@ class ElementwiseKernelsTest {
         double launches = StepModel.predict(eager.cluster(), eager.run()).compute().launches()
                 - StepModel.predict(fusedNorm.cluster(), fusedNorm.run()).compute().launches();
         assertEquals(32 * 2 * ((8 + 10) - (1 + 2)), launches, 0);
+        // written as read: the report's run reads back as the run advised
+        var tree = SpecWriter.write(fusedNorm.cluster(), fusedNorm.run());
+        assertEquals("eager_fused_norm", tree.path("training").path("elementwise_kernels").asText());
+        assertEquals(fusedNorm.run().training(), new SpecReader().read(tree, "again.json").run().training());
     }
 
     @Test
