@@ -34,6 +34,16 @@ public enum CollectiveOp {
     TP_ALL_GATHER(CollectiveKind.ALL_GATHER, ProcessGroup.TP),
     /** ... and reduce-scatter. */
     TP_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.TP),
+    /**
+     * Tensor parallelism where the framework runs a column-parallel linear's backward collectives beside its GEMMs
+     * (Framework#overlapsTpBackward): without sequence parallelism the input gradient's all-reduce, during the
+     * weight-gradient GEMM ...
+     */
+    TP_GRAD_ALL_REDUCE(CollectiveKind.ALL_REDUCE, ProcessGroup.TP),
+    /** ... with it, the input gradient's reduce-scatter, during the weight-gradient GEMM ... */
+    TP_GRAD_REDUCE_SCATTER(CollectiveKind.REDUCE_SCATTER, ProcessGroup.TP),
+    /** ... and the input, kept as its 1/tp slice, gathered again for the weight gradient during the input-gradient GEMM. */
+    TP_INPUT_REGATHER(CollectiveKind.ALL_GATHER, ProcessGroup.TP),
     /** Pipeline parallelism: activations forward and their gradients backward across a stage boundary. */
     PP_SEND_RECV(CollectiveKind.SEND_RECV, ProcessGroup.PP),
     /**

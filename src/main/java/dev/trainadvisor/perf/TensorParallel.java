@@ -8,7 +8,13 @@ import java.util.List;
  * Tensor parallelism (Megatron's f and g): per layer two collectives of the layer's activations in forward and two in
  * backward, all-reduces, or with sequence parallelism all-gathers and reduce-scatters of the same bytes; a recomputed
  * layer runs its forward ones again in the backward. With {@code overlap_tp_comm} they are split into chunks pipelined
- * with the GEMMs around them.
+ * with the GEMMs around them. Where the framework runs a column-parallel linear's backward collectives beside its
+ * GEMMs ({@code tp_backward_overlap}, Megatron-LM from 2022: megatron/mpu/layers.py:239-312 at d07d29d), the two
+ * backward collectives a layer issues for its input gradients hide behind the GEMMs: without sequence parallelism the
+ * all-reduce (lines 272-276, during the weight-gradient GEMM, 294-300); with it the reduce-scatter (283-290, during the
+ * weight-gradient GEMM) and the input re-gathered for that GEMM (243-264: the forward kept its 1/tp slice, gathered
+ * again during the input-gradient GEMM), which a framework without the overlap is not charged (it is taken to keep the
+ * gathered input).
  */
 final class TensorParallel implements ParallelDimension {
 
@@ -35,6 +41,28 @@ final class TensorParallel implements ParallelDimension {
         long calls = Math.round(Math.ceil(s.shard().layersPerStage()) * perLayer * s.training().microBatches());
         OverlapWindow window = p.overlapTpComm() ? OverlapWindow.GEMMS : OverlapWindow.NONE;
         double forward = 2 / perLayer;
+        if (s.training().framework().overlapsTpBackward()) {
+            // the forward's two (and a recomputed forward's) and, with SP, the row-parallel outputs' gradients gathered
+            // in the backward wait for their results; the column-parallel inputs' gradients hide behind the GEMMs
+            double layers = Math.ceil(s.shard().layersPerStage());
+            int mb = s.training().microBatches();
+            long waiting = Math.round(layers * (2 + 2 * s.training().fullRecomputeShare()) * mb);
+            long beside = Math.round(layers * 2 * mb);
+            // of those that wait, the recomputed forward's run in the backward
+            double waitingForward = 2 / (2 + 2 * s.training().fullRecomputeShare());
+            if (p.sequenceParallel())
+                return List.of(new CollectivePlan(CollectiveOp.TP_ALL_GATHER, p.tp(), act, calls, calls, link, window, forward, false),
+                        new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, waiting, waiting, link, window,
+                                waitingForward, false),
+                        new CollectivePlan(CollectiveOp.TP_GRAD_REDUCE_SCATTER, p.tp(), act, beside, beside, link,
+                                OverlapWindow.GEMMS, 0, false),
+                        new CollectivePlan(CollectiveOp.TP_INPUT_REGATHER, p.tp(), act, beside, beside, link,
+                                OverlapWindow.GEMMS, 0, false));
+            return List.of(new CollectivePlan(CollectiveOp.TP_ALL_REDUCE, p.tp(), act, waiting, waiting, link, window,
+                            waitingForward, false),
+                    new CollectivePlan(CollectiveOp.TP_GRAD_ALL_REDUCE, p.tp(), act, beside, beside, link, OverlapWindow.GEMMS,
+                            0, false));
+        }
         if (p.sequenceParallel())
             return List.of(new CollectivePlan(CollectiveOp.TP_ALL_GATHER, p.tp(), act, calls, calls, link, window, forward, false),
                     new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, calls, calls, link, window, forward, false));

@@ -23,7 +23,7 @@ public record Framework(String key, String name, String version, String versionD
                         Fact<AttentionKernel> attentionKernelWithoutFlash, Fact<HostLaunches> hostLaunches,
                         Fact<Double> elementwiseTraffic, Fact<Double> crossEntropyBytes, Fact<Integer> recipeZeroStage,
                         Fact<RankOrder> rankOrder, Fact<Boolean> interleavedP2pOverlap,
-                        Fact<Boolean> pipelineScatterGather) {
+                        Fact<Boolean> pipelineScatterGather, Fact<Boolean> tpBackwardOverlap) {
 
     /**
      * How the host keeps up with the GPU in the framework's modelling code run eagerly (its profile's
@@ -154,6 +154,18 @@ public record Framework(String key, String name, String version, String versionD
      */
     public boolean scattersPipelineSends() {
         return pipelineScatterGather != null && Boolean.TRUE.equals(pipelineScatterGather.value());
+    }
+
+    /**
+     * Whether the backward's tensor-parallel collectives of a column-parallel linear (QKV, the MLP's first) run beside
+     * its GEMMs (its profile's {@code tp_backward_overlap}: Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication,
+     * on unless --no-async-tensor-model-parallel-allreduce): without sequence parallelism the input gradient's all-reduce
+     * during the weight-gradient GEMM; with it, the input re-gathered for the weight gradient during the input-gradient
+     * GEMM, and the input gradient's reduce-scatter during the weight-gradient GEMM. False where the profile says
+     * nothing: every tensor-parallel collective waits for its result.
+     */
+    public boolean overlapsTpBackward() {
+        return tpBackwardOverlap != null && Boolean.TRUE.equals(tpBackwardOverlap.value());
     }
 
     public Double crossEntropyBytesPerLogit() {
@@ -395,7 +407,8 @@ public record Framework(String key, String name, String version, String versionD
                 && java.util.Objects.equals(recipeZeroStage, f.recipeZeroStage)
                 && java.util.Objects.equals(rankOrder, f.rankOrder)
                 && java.util.Objects.equals(interleavedP2pOverlap, f.interleavedP2pOverlap)
-                && java.util.Objects.equals(pipelineScatterGather, f.pipelineScatterGather);
+                && java.util.Objects.equals(pipelineScatterGather, f.pipelineScatterGather)
+                && java.util.Objects.equals(tpBackwardOverlap, f.tpBackwardOverlap);
     }
 
     /**

@@ -123,17 +123,18 @@ class FrameworksTest {
         assertThrows(SpecException.class, () -> new SpecReader().read(run(1, ", framework: our-trainer"), "ours.yaml"));
     }
 
-    /** A profile's pipeline fact that is not a boolean is refused with its file, field and what was expected. */
-    @Test
-    void aPipelineScatterGatherThatIsNoBooleanIsRefused() throws IOException {
+    /** A profile's boolean fact that is not a boolean is refused with its file, field and what was expected. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"pipeline_scatter_gather", "tp_backward_overlap"})
+    void aBooleanFactThatIsNoBooleanIsRefused(String fact) throws IOException {
         var tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
                 Path.of("knowledge-base/frameworks/megatron-lm.json").toFile());
         tree.put("key", "our-megatron");
         tree.putArray("aliases");
-        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("pipeline_scatter_gather")).put("value", "yes");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get(fact)).put("value", "yes");
         Files.writeString(dir.resolve("our-megatron.json"), tree.toPrettyString());
         SpecException e = assertThrows(SpecException.class, () -> Frameworks.builtIn().with(dir));
-        assertEquals("pipeline_scatter_gather.value", e.field());
+        assertEquals(fact + ".value", e.field());
         assertTrue(e.getMessage().contains("our-megatron.json") && e.getMessage().contains("true or false"), e.getMessage());
     }
 
