@@ -483,7 +483,7 @@ public final class Explanations {
     public static Explain eagerElementwise(StepFact s, Grant g, dev.trainadvisor.spec.ElementwiseKernels kernels) {
         Explain e = Explain.start().text(kernels.eagerNorm() || !kernels.eagerComposites()
                 ? "Norms, rotary and the activation run as eager PyTorch composites; fused, the step would run "
-                : "Rotary and the activation run as eager PyTorch composites (the RMSNorm is a fused kernel); fused, the"
+                : "Rotary and the activation run as eager PyTorch composites (the norms are fused kernels); fused, the"
                 + " step would run ").num("claimed_seconds", g.seconds(), "s").text(" faster: ");
         return share(e, "claimed_seconds", g.seconds(), s).text(" of the ").num("step_time_s", s.stepTimeS(), "s").text(" step.");
     }

@@ -133,8 +133,8 @@ class ComputeRulesTest {
         RuleEngine.Result r = eager(ElementwiseKernels.EAGER_FUSED_NORM, 0.3, 0.5);
         Diagnosis d = only(r, "eager-elementwise");
         assertDiagnosis(d, Severity.MEDIUM, false, 0.1, Map.of(Phase.FORWARD, 0.3, Phase.BACKWARD, 0.5));
-        assertTrue(d.explanation().startsWith("Rotary and the activation run as eager PyTorch composites (the RMSNorm is a"
-                + " fused kernel); fused, the step would run 0.8 s faster"), d.explanation());
+        assertTrue(d.explanation().startsWith("Rotary and the activation run as eager PyTorch composites (the norms are"
+                + " fused kernels); fused, the step would run 0.8 s faster"), d.explanation());
         assertEquals(List.of("eager-elementwise"), proposal(r, "fused-elementwise").addresses());
     }
 
