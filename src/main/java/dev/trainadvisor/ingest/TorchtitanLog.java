@@ -22,7 +22,13 @@ package dev.trainadvisor.ingest;
  * {@code Building llama3 8B with ModelArgs(..., norm_type='fused_rmsnorm', ...)} line, train.py:178-180 at 0413364,
  * :106 at ba24697) → eager_fused_norm. Compiling the loss function alone ({@code Compiling the loss function with
  * torch.compile}) fuses nothing of the layers and is not read; a log without these lines leaves it to the framework's
- * profile.
+ * profile. Float8 training from its start-up line → training.precision fp8 with its fp8_recipe: torchao's Float8 with
+ * scales from each tensor itself ({@code Float8 training active}, torchtitan/float8.py:82 at ba24697; {@code Float8
+ * tensorwise scaled training active} and {@code Float8 training active with recipe R},
+ * torchtitan/components/quantization/float8.py:66-68 and 93 at f4048f8, :118 at b5bcd76) → current, a row-wise recipe
+ * too (its scales also come from the tensor, a row at a time: the same passes); MX ({@code Swapped to MXLinear layers},
+ * quantization/mx.py:87 at f4048f8, whose line before names its recipe as Float8's does; {@code Converted Linear layers
+ * to MXFP8Linear}, mx.py:97 at b5bcd76) → mxfp8.
  */
 public final class TorchtitanLog extends GuardedLogParser {
     public static final String FORMAT = "torchtitan";
@@ -78,6 +84,7 @@ public final class TorchtitanLog extends GuardedLogParser {
         LogResult r = new LogResult(FORMAT);
         StepSeries s = r.series;
         boolean compiled = false, fusedNorm = false;
+        String fp8 = null;
         try (LogSource.Pass lines = log.lines()) {
             for (String line : lines) {
                 int at = stepLine(line);
@@ -85,6 +92,9 @@ public final class TorchtitanLog extends GuardedLogParser {
                     if (line.contains(STARTS)) start(line, r);
                     else if (line.contains(COMPILED_MODEL) || line.contains(COMPILED_BLOCKS)) compiled = true;
                     else if (line.contains(FUSED_NORM) && line.contains("Building ")) fusedNorm = true;
+                    else if (line.contains(MX_SWAPPED) || line.contains(MX_CONVERTED)) fp8 = "mxfp8";
+                    else if (line.contains("Float8") && line.contains("training active") && !"mxfp8".equals(fp8))
+                        fp8 = line.contains(WITH_RECIPE + "mx") ? "mxfp8" : "current";
                     continue;
                 }
                 long step = Num.digitsAt(line, at + 5);
@@ -119,6 +129,10 @@ public final class TorchtitanLog extends GuardedLogParser {
         }
         if (compiled) r.config.put("training.elementwise_kernels", "compiled");
         else if (fusedNorm) r.config.put("training.elementwise_kernels", "eager_fused_norm");
+        if (fp8 != null) {
+            r.config.put("training.precision", "fp8");
+            r.config.put("training.fp8_recipe", fp8);
+        }
         r.convention = convention(s.printedOn());
         if (s.lastStep() >= 0) r.totalSteps = s.lastStep();
         if (s.size() == 0) r.warn("no torchtitan step lines found");
@@ -145,6 +159,12 @@ public final class TorchtitanLog extends GuardedLogParser {
 
     /** torchtitan's start-up lines that say the model's layers were compiled (the class comment gives their sources). */
     static final String COMPILED_MODEL = "Compiling model with torch.compile", COMPILED_BLOCKS = "Compiling each TransformerBlock with torch.compile";
+
+    /** torchtitan's start-up lines of MX (microscaling) training (the class comment gives their sources). */
+    static final String MX_SWAPPED = "Swapped to MXLinear layers", MX_CONVERTED = "Converted Linear layers to MXFP8Linear";
+
+    /** What names the recipe on torchtitan's Float8 line since 2025 ({@code ... with recipe rowwise}). */
+    static final String WITH_RECIPE = "with recipe ";
 
     /** The model arguments' repr with torchtitan's fused RMSNorm, as the {@code Building ...} line prints it. */
     static final String FUSED_NORM = "norm_type='fused_rmsnorm'";

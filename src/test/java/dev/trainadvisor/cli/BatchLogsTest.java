@@ -137,6 +137,18 @@ class BatchLogsTest {
         assertEquals(Main.OK, e.code(), e.err());
         assertEquals(ElementwiseKernels.EAGER, readBack(new ObjectMapper().readTree(e.out())).elementwiseKernels());
         assertTrue(e.err().contains("replaces the torchtitan log's training.elementwise_kernels compiled"), e.err());
+        // and one that trained in Float8 is advised in fp8, with torchao's scaling from each tensor
+        Path fp8 = dir.resolve("titan-fp8.log");
+        Files.writeString(fp8, "[rank0]:[titan] 2025-06-16 22:00:00,000 - root - INFO - Float8 training active with recipe "
+                + "tensorwise\n" + Files.readString(log));
+        String[] fp8Args = base.clone();
+        fp8Args[2] = fp8.toString();
+        CliTest.Result f = run(fp8Args);
+        assertEquals(Main.OK, f.code(), f.err());
+        dev.trainadvisor.spec.Training t = readBack(new ObjectMapper().readTree(f.out()));
+        assertEquals(dev.trainadvisor.spec.Precision.FP8, t.precision());
+        assertEquals(dev.trainadvisor.spec.Fp8Recipe.CURRENT, t.fp8Recipe());
+        assertEquals(ElementwiseKernels.COMPILED, t.elementwiseKernels());
     }
 
     // ------------------------------------------------------------------ advise --log: what the log does not print

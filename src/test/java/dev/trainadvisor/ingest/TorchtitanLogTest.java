@@ -95,6 +95,31 @@ class TorchtitanLogTest {
     }
 
     /**
+     * Float8 and MX training from torchtitan's start-up lines (TorchtitanLog's class comment gives the source lines):
+     * torchao's Float8 of every era, tensor-wise or row-wise, scales each cast from the tensor itself (current); MX
+     * is mxfp8, though its converter first prints Float8's line with its recipe's name.
+     */
+    @Test
+    void theStartUpLinesSayFloat8AndItsRecipe() {
+        String step = "[rank0]:[titan] 2025-06-17 10:01:00,000 - root - INFO - step: 10  loss:  7.1234  memory: 30.00GiB(40.00%)"
+                + "  tps: 9,000  tflops: 500.00  mfu: N/A\n";
+        String at = "[rank0]:[titan] 2025-06-17 10:00:05,000 - root - INFO - ";
+        for (String line : new String[]{"Float8 training active", "Float8 tensorwise scaled training active",
+                "Float8 training active with recipe rowwise", "Float8 training active with recipe tensorwise"}) {
+            ParsedLog p = parser.parse(at + line + "\n" + step);
+            assertEquals("fp8", p.config().get("training.precision"), line);
+            assertEquals("current", p.config().get("training.fp8_recipe"), line);
+        }
+        for (String lines : new String[]{at + "Float8 training active with recipe mxfp8\n" + at + "Swapped to MXLinear layers\n",
+                at + "Converted Linear layers to MXFP8Linear\n"}) {
+            ParsedLog p = parser.parse(lines + step);
+            assertEquals("fp8", p.config().get("training.precision"), lines);
+            assertEquals("mxfp8", p.config().get("training.fp8_recipe"), lines);
+        }
+        assertNull(parser.parse(step).config().get("training.precision"), "a log without them says nothing of it");
+    }
+
+    /**
      * The line bench/multigpu_training_sweep.py prints (issue 24), from its dry run on one H200
      * (src/test/resources/logs/multigpu-sweep/README.md): torchtitan's step line and the start line with the
      * gradient-accumulation clause, "[rank0]:" from torchrun --tee. Its truth file times every step outside the log.
