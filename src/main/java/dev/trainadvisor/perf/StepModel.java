@@ -265,7 +265,8 @@ public final class StepModel {
         Offloading.Cost offload = Offloading.of(context, compute, eff);
         double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
 
-        List<Phase> phases = new ArrayList<>();
+        // sized for what it may hold (nine phases and a phase a collective), not grown and copied as it fills
+        List<Phase> phases = new ArrayList<>(9 + collectives.size());
         phases.add(new Phase(Phase.FORWARD, forward, forward, null));
         phases.add(new Phase(Phase.BACKWARD, backward, backward, null));
         if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
