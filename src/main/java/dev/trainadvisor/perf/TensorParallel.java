@@ -37,35 +37,33 @@ final class TensorParallel implements ParallelDimension {
         if (p.tp() <= 1) return List.of();
         LinkChoice link = s.topology().place(p.tp(), s.topology().tpStride());
         double act = s.tokensPerMicroBatch() * s.model().hidden() * 2;
-        double perLayer = 4 + 2 * s.training().fullRecomputeShare();
-        long calls = Math.round(Math.ceil(s.shard().layersPerStage()) * perLayer * s.training().microBatches());
+        double layers = Math.ceil(s.shard().layersPerStage()), recomputed = 2 * s.training().fullRecomputeShare();
+        int mb = s.training().microBatches();
+        // per layer: two forward, two again for a recomputed forward, two backward
+        double perLayer = 4 + recomputed;
+        long calls = Math.round(layers * perLayer * mb);
         OverlapWindow window = p.overlapTpComm() ? OverlapWindow.GEMMS : OverlapWindow.NONE;
         double forward = 2 / perLayer;
-        if (s.training().framework().overlapsTpBackward()) {
-            // the forward's two (and a recomputed forward's) and, with SP, the row-parallel outputs' gradients gathered
-            // in the backward wait for their results; the column-parallel inputs' gradients hide behind the GEMMs
-            double layers = Math.ceil(s.shard().layersPerStage());
-            int mb = s.training().microBatches();
-            long waiting = Math.round(layers * (2 + 2 * s.training().fullRecomputeShare()) * mb);
-            long beside = Math.round(layers * 2 * mb);
-            // of those that wait, the recomputed forward's run in the backward
-            double waitingForward = 2 / (2 + 2 * s.training().fullRecomputeShare());
+        if (!s.training().framework().overlapsTpBackward()) {
             if (p.sequenceParallel())
                 return List.of(new CollectivePlan(CollectiveOp.TP_ALL_GATHER, p.tp(), act, calls, calls, link, window, forward, false),
-                        new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, waiting, waiting, link, window,
-                                waitingForward, false),
-                        new CollectivePlan(CollectiveOp.TP_GRAD_REDUCE_SCATTER, p.tp(), act, beside, beside, link,
-                                OverlapWindow.GEMMS, 0, false),
-                        new CollectivePlan(CollectiveOp.TP_INPUT_REGATHER, p.tp(), act, beside, beside, link,
-                                OverlapWindow.GEMMS, 0, false));
-            return List.of(new CollectivePlan(CollectiveOp.TP_ALL_REDUCE, p.tp(), act, waiting, waiting, link, window,
-                            waitingForward, false),
-                    new CollectivePlan(CollectiveOp.TP_GRAD_ALL_REDUCE, p.tp(), act, beside, beside, link, OverlapWindow.GEMMS,
-                            0, false));
+                        new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, calls, calls, link, window, forward, false));
+            return List.of(new CollectivePlan(CollectiveOp.TP_ALL_REDUCE, p.tp(), act, calls, calls, link, window, forward, false));
         }
-        if (p.sequenceParallel())
-            return List.of(new CollectivePlan(CollectiveOp.TP_ALL_GATHER, p.tp(), act, calls, calls, link, window, forward, false),
-                    new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, calls, calls, link, window, forward, false));
-        return List.of(new CollectivePlan(CollectiveOp.TP_ALL_REDUCE, p.tp(), act, calls, calls, link, window, forward, false));
+        // the forward's two (and a recomputed forward's) and, with SP, the row-parallel outputs' gradients gathered in the
+        // backward wait for their results; the column-parallel inputs' gradients (and, with SP, their inputs gathered
+        // again) hide behind the GEMMs. Of those that wait, the recomputed forward's run in the backward.
+        long waiting = Math.round(layers * (2 + recomputed) * mb), beside = Math.round(layers * 2 * mb);
+        double waitingForward = 2 / (2 + recomputed);
+        CollectivePlan grads = new CollectivePlan(p.sequenceParallel() ? CollectiveOp.TP_GRAD_REDUCE_SCATTER
+                : CollectiveOp.TP_GRAD_ALL_REDUCE, p.tp(), act, beside, beside, link, OverlapWindow.GEMMS, 0, false);
+        if (!p.sequenceParallel())
+            return List.of(new CollectivePlan(CollectiveOp.TP_ALL_REDUCE, p.tp(), act, waiting, waiting, link, window,
+                    waitingForward, false), grads);
+        return List.of(new CollectivePlan(CollectiveOp.TP_ALL_GATHER, p.tp(), act, calls, calls, link, window, forward, false),
+                new CollectivePlan(CollectiveOp.TP_REDUCE_SCATTER, p.tp(), act, waiting, waiting, link, window, waitingForward,
+                        false), grads,
+                new CollectivePlan(CollectiveOp.TP_INPUT_REGATHER, p.tp(), act, beside, beside, link, OverlapWindow.GEMMS, 0,
+                        false));
     }
 }

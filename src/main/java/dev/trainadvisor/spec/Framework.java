@@ -142,7 +142,7 @@ public record Framework(String key, String name, String version, String versionD
      * 2023-10-12); false where the profile says nothing: each send waited for before the chunk it feeds.
      */
     public boolean overlapsInterleavedP2p() {
-        return interleavedP2pOverlap != null && Boolean.TRUE.equals(interleavedP2pOverlap.value());
+        return holds(interleavedP2pOverlap);
     }
 
     /**
@@ -153,7 +153,7 @@ public record Framework(String key, String name, String version, String versionD
      * every rank sends the whole tensor.
      */
     public boolean scattersPipelineSends() {
-        return pipelineScatterGather != null && Boolean.TRUE.equals(pipelineScatterGather.value());
+        return holds(pipelineScatterGather);
     }
 
     /**
@@ -165,7 +165,12 @@ public record Framework(String key, String name, String version, String versionD
      * nothing: every tensor-parallel collective waits for its result.
      */
     public boolean overlapsTpBackward() {
-        return tpBackwardOverlap != null && Boolean.TRUE.equals(tpBackwardOverlap.value());
+        return holds(tpBackwardOverlap);
+    }
+
+    /** Whether a yes-or-no fact of the profile says yes; a fact the profile does not state says no. */
+    private static boolean holds(Fact<Boolean> fact) {
+        return fact != null && Boolean.TRUE.equals(fact.value());
     }
 
     public Double crossEntropyBytesPerLogit() {

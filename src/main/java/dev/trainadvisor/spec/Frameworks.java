@@ -223,8 +223,8 @@ public final class Frameworks {
             "elementwise_kernels",
             "host_seconds_per_step", "flops_convention", "offload", "amp", "layer_launches",
             "compiled_attention_slowdown", "attention_kernel_without_flash", "host_launches", "elementwise_traffic",
-            "cross_entropy_bytes", "recipe_zero_stage", "rank_order", "interleaved_p2p_overlap", "pipeline_scatter_gather", "tp_backward_overlap",
-            "notes",
+            "cross_entropy_bytes", "recipe_zero_stage", "rank_order", "interleaved_p2p_overlap", "pipeline_scatter_gather",
+            "tp_backward_overlap", "notes",
             "$comment");
     private static final Set<String> NAMED_BY = Set.of("log_formats", "tflops_conventions");
     private static final Set<String> STAGE = Set.of("gradients", "parameters", "notes");
