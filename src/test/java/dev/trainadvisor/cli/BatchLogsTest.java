@@ -129,7 +129,17 @@ class BatchLogsTest {
                 "3", "--seq-len", "8192", "--micro-batch-size", "1"};
         CliTest.Result r = run(base);
         assertEquals(Main.OK, r.code(), r.err());
-        assertEquals(ElementwiseKernels.COMPILED, readBack(new ObjectMapper().readTree(r.out())).elementwiseKernels());
+        JsonNode compiled = new ObjectMapper().readTree(r.out());
+        assertEquals(ElementwiseKernels.COMPILED, readBack(compiled).elementwiseKernels());
+        // what the user reads: the same log without the line is told first to compile its element-wise kernels; the
+        // compiled one is not told it at all
+        String[] plain = base.clone();
+        plain[2] = SAMPLES.resolve("torchtitan-1.log").toString();
+        JsonNode eagerAdvice = new ObjectMapper().readTree(run(plain).out());
+        assertEquals("eager-elementwise", eagerAdvice.path("diagnoses").path(0).path("id").asText());
+        assertTrue(eagerAdvice.path("verdict").asText().contains("torch.compile the model"), eagerAdvice.path("verdict").asText());
+        for (JsonNode d : compiled.path("diagnoses")) assertNotEquals("eager-elementwise", d.path("id").asText());
+        assertFalse(compiled.path("verdict").asText().contains("torch.compile"), compiled.path("verdict").asText());
         String[] eager = java.util.Arrays.copyOf(base, base.length + 2);
         eager[base.length] = "--elementwise-kernels";
         eager[base.length + 1] = "eager";

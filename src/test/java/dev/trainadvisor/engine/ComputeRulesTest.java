@@ -161,6 +161,7 @@ class ComputeRulesTest {
     @Test
     void eagerElementwiseSilentWhenFusingSavesLittle() {
         assertFalse(fired(eager(ElementwiseKernels.EAGER, 0.1, 0.2), "eager-elementwise"));
+        assertFalse(fired(eager(ElementwiseKernels.EAGER_FUSED_NORM, 0.1, 0.2), "eager-elementwise"));
     }
 
     /** The PCIe run with its element-wise work run by {@code kernels}, fusing which saves these seconds. */
