@@ -54,7 +54,8 @@ public final class CommModel {
      * the layout and the cluster's links (the context), not on the compute or the efficiencies, so the predictions of
      * one layout on one cluster (a fit moves the compute scale and the overlap between them) share them. Immutable.
      */
-    record Planned(StepContext context, List<CollectivePlan> plans, double[] seconds, CallCost[] costs) {
+    record Planned(StepContext context, List<CollectivePlan> plans, double[] seconds, CallCost[] costs,
+                   double[] demand, double copySeconds) {
         static Planned of(List<ParallelDimension> dimensions, StepContext context) {
             List<CollectivePlan> out = new ArrayList<>();
             for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
@@ -64,18 +65,27 @@ public final class CommModel {
                 costs[i] = out.get(i).cost();
                 seconds[i] = out.get(i).seconds(costs[i]);
             }
-            return new Planned(context, List.copyOf(out), seconds, costs);
+            // the seconds each window must hide, summed in the collectives' order (an array by the window's ordinal: an
+            // EnumMap of boxed sums was a tenth of the overlap's time, which runs at every prediction of a fit; from 0,
+            // as the merge started from the first: 0 + s is s); they depend on the plans alone
+            double[] demand = new double[WINDOWS];
+            for (int i = 0; i < seconds.length; i++) demand[out.get(i).window().ordinal()] += seconds[i];
+            // the copies FSDP2 makes around its collectives depend on the context alone, as the plans do
+            return new Planned(context, List.copyOf(out), seconds, costs, demand, DataParallel.copySeconds(context));
         }
     }
 
     /** The collectives of {@code planned}, overlapped with {@code compute} at {@code eff}'s overlap fraction. */
     static List<Collective> of(Planned planned, ComputeTime compute, Efficiency eff) {
-        StepContext context = planned.context();
-        int mb = context.training().microBatches();
-        Windows w = new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
+        return overlap(planned, windows(planned, compute), eff.overlapFraction());
+    }
+
+    /** The compute windows of a step of {@code planned}'s layout whose micro-batches take {@code compute}. */
+    static Windows windows(Planned planned, ComputeTime compute) {
+        int mb = planned.context().training().microBatches();
+        return new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
                 compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
                 mb * compute.gemmSeconds(), (mb - 1) * (compute.forwardSeconds() + compute.backwardSeconds()));
-        return overlap(planned, w, eff.overlapFraction());
     }
 
     /** The overlap windows, for the seconds each must hide. */
@@ -89,26 +99,33 @@ public final class CommModel {
      */
     private static List<Collective> overlap(Planned planned, Windows w, double overlapFraction) {
         List<CollectivePlan> pending = planned.plans();
-        // the seconds each window must hide, summed in the collectives' order (an array by the window's ordinal: an
-        // EnumMap of boxed sums was a tenth of this method's time, which runs at every prediction of a fit; from 0, as
-        // the merge started from the first: 0 + s is s)
-        double[] demand = new double[WINDOWS];
-        for (int i = 0; i < pending.size(); i++) demand[pending.get(i).window().ordinal()] += planned.seconds()[i];
         List<Collective> out = new ArrayList<>(pending.size());
         for (int i = 0; i < pending.size(); i++) {
             CollectivePlan p = pending.get(i);
             double s = planned.seconds()[i];
-            double exposed = s;
-            if (p.window() != OverlapWindow.NONE && s > 0) {
-                double total = demand[p.window().ordinal()];
-                double hidden = s * Math.min(total, overlapFraction * w.of(p.window())) / total;
-                exposed = s - hidden / (1 + p.link().interference());
-                // wholly hidden: not a rounding error's worth of seconds left exposed
-                if (exposed < 1e-12 * s) exposed = 0;
-            }
-            out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s, exposed,
-                    p.window(), p.forwardShare(), p.afterBackward(), planned.costs()[i]));
+            out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s,
+                    exposed(planned, i, w, overlapFraction), p.window(), p.forwardShare(), p.afterBackward(),
+                    planned.costs()[i]));
         }
         return java.util.Collections.unmodifiableList(out);
+    }
+
+    /**
+     * The exposed seconds of {@code planned}'s {@code i}-th collective: what of its window's share does not hide it.
+     * Read by {@link #overlap} for the step's collectives and by StepModel#times for the times alone, so that both
+     * give the same seconds.
+     */
+    static double exposed(Planned planned, int i, Windows w, double overlapFraction) {
+        CollectivePlan p = planned.plans().get(i);
+        double s = planned.seconds()[i];
+        double exposed = s;
+        if (p.window() != OverlapWindow.NONE && s > 0) {
+            double total = planned.demand()[p.window().ordinal()];
+            double hidden = s * Math.min(total, overlapFraction * w.of(p.window())) / total;
+            exposed = s - hidden / (1 + p.link().interference());
+            // wholly hidden: not a rounding error's worth of seconds left exposed
+            if (exposed < 1e-12 * s) exposed = 0;
+        }
+        return exposed;
     }
 }

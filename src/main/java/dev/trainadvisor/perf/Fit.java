@@ -305,8 +305,8 @@ public final class Fit {
         if (!(v0 > 0) || !(stepS > at.predict().stepTimeS())) return Double.NaN;
         boolean overlap = p == FitParam.OVERLAP_FRACTION;
         double lo = overlap ? 0 : Math.log(v0 * 1e-4), hi = overlap ? v0 : Math.log(v0);
-        // each point of the bisection is asked for once (StepModel#predictUnremembered)
-        java.util.function.DoubleUnaryOperator step = x -> at.with(p, overlap ? x : Math.exp(x)).predictUnremembered().stepTimeS();
+        // each point of the bisection is asked for once (StepModel#times)
+        java.util.function.DoubleUnaryOperator step = x -> at.with(p, overlap ? x : Math.exp(x)).times().stepTimeS();
         if (step.applyAsDouble(lo) < stepS) return Double.NaN;
         for (int i = 0; i < NEEDED_STEPS; i++) {
             double mid = (lo + hi) / 2;
@@ -540,7 +540,10 @@ public final class Fit {
 
     /** A measured time and the part of the predicted step it is matched to. */
     private record Obs(Metric metric, Metric source, double measured, double sigma) {
-        double of(StepPrediction p) {
+        double of(StepPrediction p) { return of(p.times()); }
+
+        /** As {@link #of(StepPrediction)}, of the times alone (StepModel#times: the same numbers). */
+        double of(StepModel.Times p) {
             return switch (metric) {
                 case FORWARD_TIME_S -> p.forwardSeconds();
                 case BACKWARD_TIME_S -> p.backwardSeconds();
@@ -676,13 +679,18 @@ public final class Fit {
         /**
          * The log predictions of the observed quantities at {@code x}; {@code remember}: as the advice's other
          * predictions, in the prediction memo, else as a point asked for once (a forward difference away from the
-         * prior, a point of the evidence's quadrature: StepModel#predictUnremembered).
+         * prior, a point of the evidence's quadrature: its times alone, StepModel#times, the same numbers).
          */
         double[] logPredictions(double[] x, boolean remember) {
             Scenario s = scenario(x);
-            StepPrediction p = remember ? s.predict() : s.predictUnremembered();
             double[] out = new double[obs.size()];
-            for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
+            if (remember) {
+                StepPrediction p = s.predict();
+                for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
+            } else {
+                StepModel.Times p = s.times();
+                for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
+            }
             return out;
         }
 

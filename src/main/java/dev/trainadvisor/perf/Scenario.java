@@ -29,8 +29,8 @@ public record Scenario(Cluster cluster, RunMetrics run, Efficiency base, double 
 
     public StepPrediction predict() { return StepModel.predict(cluster, run, efficiency()); }
 
-    /** The same prediction, not remembered: for a scenario asked for once (StepModel#predictUnremembered). */
-    StepPrediction predictUnremembered() { return StepModel.predictUnremembered(cluster, run, efficiency()); }
+    /** The times alone of a scenario asked for once (StepModel#times): what a fit compares with measured times. */
+    StepModel.Times times() { return StepModel.times(cluster, run, efficiency()); }
 
     /** The value of a fitted quantity in this scenario; NaN when the cluster has no such link. */
     public double value(FitParam p) {

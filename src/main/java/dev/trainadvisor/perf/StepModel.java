@@ -40,19 +40,6 @@ public final class StepModel {
     }
 
     /**
-     * As {@link #predict(Cluster, RunMetrics, Efficiency)}, for a scenario predicted once and never again (a fit's forward
-     * differences away from the prior, the points of its evidence's quadrature and of the bisection in Fit.needed: most
-     * of a run's predictions): neither looked up in nor added to the prediction memo ({@link #memoized}), which keeps
-     * the scenarios an advice asks for again.
-     */
-    static StepPrediction predictUnremembered(Cluster cluster, RunMetrics run, Efficiency eff) {
-        Model m = run.model();
-        Parallel p = run.parallel();
-        Training t = run.training();
-        return predict(cluster, m, p, t, eff, pieces(m, p, t, cluster.gpu()));
-    }
-
-    /**
      * As {@link #predict(Cluster, RunMetrics)}, for a layout predicted once (a layout search's candidates, thousands of
      * layouts each predicted once): its pieces are worked out for it alone and not kept, so that the search neither
      * pays for the cache nor evicts the layouts a fleet repeats.
@@ -275,7 +262,7 @@ public final class StepModel {
         double framework = frameworkSeconds(context, eff);
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
         // the copies FSDP2 makes around its collectives, on the compute stream
-        double copies = DataParallel.copySeconds(context);
+        double copies = planned.copySeconds();
         if (copies > 0) phases.add(new Phase(Phase.ZERO_COPIES, copies, copies, null));
         double step = forward + backward + bubble + optimizer + framework + copies;
         if (offload.hostOptimizerS() > 0) phases.add(new Phase(Phase.HOST_OPTIMIZER, offload.hostOptimizerS(),
@@ -300,6 +287,62 @@ public final class StepModel {
         return new StepPrediction(step, tokensPerGpuPerS, tflops, tflops / peak,
                 flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, Collections.unmodifiableList(phases),
                 collectives, memory, eff, optimizer, bubble, notes.isEmpty() ? List.of() : Collections.unmodifiableList(notes));
+    }
+
+    /**
+     * The times a fit compares with a run's measured ones, as the full prediction gives them (its
+     * {@link StepPrediction#stepTimeS()}, {@link StepPrediction#forwardSeconds()}, {@link StepPrediction#backwardSeconds()}
+     * and {@link StepPrediction#afterBackwardSeconds()}), the same sums in the same order, bit for bit.
+     */
+    record Times(double stepTimeS, double forwardSeconds, double backwardSeconds, double afterBackwardSeconds) {
+        /** As {@link StepPrediction#fwdBwdSeconds()}: the step less what runs after the last backward. */
+        double fwdBwdSeconds() { return stepTimeS - afterBackwardSeconds; }
+    }
+
+    /**
+     * The times alone of a scenario predicted once (a fit's forward differences away from the prior, the points of its
+     * evidence's quadrature, the bisection in Fit.needed: most of a run's predictions): as
+     * {@link #predict(Cluster, RunMetrics, Efficiency)} gives them, neither looked up in nor added to the prediction
+     * memo ({@link #memoized}), which keeps the scenarios an advice asks for again, and without the phases, the
+     * collectives and the prediction that carry them, which no one reads of such a point. {@code StepTimesTest} holds every reference run and its perturbations to the full
+     * prediction's times.
+     */
+    static Times times(Cluster cluster, RunMetrics run, Efficiency eff) {
+        Model m = run.model();
+        Parallel p = run.parallel();
+        Training t = run.training();
+        Pieces pieces = pieces(m, p, t, cluster.gpu());
+        int mb = t.microBatches();
+        Recent recent = RECENT.get();
+        ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
+        CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
+                StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+        StepContext context = planned.context();
+        double forward = mb * compute.forwardSeconds();
+        double backward = mb * compute.backwardSeconds();
+        double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
+        Offloading.Cost offload = Offloading.of(context, compute, eff);
+        double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
+        double framework = frameworkSeconds(context, eff);
+        double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
+        step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
+        // StepPrediction#afterBackwardSeconds: the optimizer, then the phases it names, each 0 where the step has none
+        double after = optimizer + framework + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
+                + (offload.copiesOutS() > 0 ? offload.copiesOutS() : 0);
+        double fwd = forward, bwd = backward;
+        CommModel.Windows w = CommModel.windows(planned, compute);
+        double overlap = eff.overlapFraction();
+        List<CollectivePlan> plans = planned.plans();
+        for (int i = 0; i < plans.size(); i++) {
+            CollectivePlan c = plans.get(i);
+            double exposed = CommModel.exposed(planned, i, w, overlap);
+            step += exposed;
+            // Collective#exposedForward, #exposedBackward and #exposedAfterBackward
+            fwd += c.afterBackward() ? 0 : exposed * c.forwardShare();
+            bwd += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
+            after += c.afterBackward() ? exposed : 0;
+        }
+        return new Times(step, fwd, bwd, after);
     }
 
     /**

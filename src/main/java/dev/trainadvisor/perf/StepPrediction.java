@@ -54,6 +54,11 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
      */
     public double fwdBwdSeconds() { return stepTimeS - afterBackwardSeconds(); }
 
+    /** The times a fit compares with measured ones (StepModel#times gives the same of a point it asks for once). */
+    StepModel.Times times() {
+        return new StepModel.Times(stepTimeS, forwardSeconds(), backwardSeconds(), afterBackwardSeconds());
+    }
+
     private double phase(String name) {
         for (Phase p : phases) if (p.name().equals(name)) return p.exposedSeconds();
         return 0;
