@@ -402,7 +402,12 @@ public final class Fit {
      * Points of the numerical integral over a freed quantity's coordinate (Simpson's rule, so odd): 41 over twelve
      * posterior sigmas, 0.3 sigma apart, integrate a normal to 1e-6. Converged for what the advice prints, measured on
      * bench/fleet.py's 10,000 runs (`batch --format csv`): 81 points changed a column of 13 runs (the top cause of one,
-     * its impact 0.19 against 0.18), 21 points the top cause, severity, impact or best remedy of 438.
+     * its impact 0.19 against 0.18), 21 points the top cause, severity, impact or best remedy of 438. Against 161 points
+     * (48th stop, the same fleet) 139 runs print another last digit somewhere (the achievable TFLOPS of 37, a share lost
+     * of 67-69, the best speed-up of 29, a top impact of 6, a severity of 2, a best remedy of 1) and no top cause
+     * changes: where a link's collective stops hiding the integrand has a kink, which Simpson's rule resolves slowly.
+     * Adaptive Simpson reached 161 points' answer closer (14 runs off at a relative tolerance of 1e-4, 6 at 1e-5) but
+     * with more points, not fewer (1.36 and 2.33 times these 41's): not a speed-up.
      */
     static final int QUADRATURE_POINTS = 41;
 
