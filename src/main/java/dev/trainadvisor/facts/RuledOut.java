@@ -22,7 +22,7 @@ public record RuledOut(String id, String title, String rule, double seconds, dou
 
     /** One decimal below 10%, so that 4.6% does not read as the 5% it missed. */
     static String share(double f) {
-        return f < 0.1 ? String.format(java.util.Locale.ROOT, "%.1f%%", f * 100).replace(".0%", "%") : Fmt.pct(f);
+        return f < 0.1 ? (Fmt.fixed(f * 100, 1) + "%").replace(".0%", "%") : Fmt.pct(f);
     }
 
     /** As the record's generated equals and hashCode, written out: why in {@link dev.trainadvisor.spec}. */
