@@ -69,15 +69,15 @@ final class GeneratedRuns {
         return t;
     }
 
+    /** A drawn run file without metrics, the run at the catalogue's values, and its prediction. */
+    record Layout(ObjectNode tree, Scenario scenario, StepPrediction expected) {}
+
     /**
-     * {@code n} runs of which a quarter are healthy and the rest have one quantity degraded within the ranges of
-     * issue 8: a link to 5-60% of its catalogue bandwidth, compute to 70-95%, the overlap to anywhere in 0-1.
+     * The next layout of {@code r}'s draws that the model can run (heads, layers and GPUs divisible) and that fits its
+     * GPUs' memory; the draws it refuses are drawn past.
      */
-    static List<Generated> generate(long seed, int n) {
-        Random r = new Random(seed);
-        List<Generated> out = new ArrayList<>();
-        SpecReader reader = new SpecReader();
-        while (out.size() < n) {
+    static Layout layout(Random r, SpecReader reader) {
+        while (true) {
             ObjectNode t = tree(r);
             RunSpec spec;
             try {
@@ -87,7 +87,23 @@ final class GeneratedRuns {
             }
             Scenario s = Scenario.catalogue(spec.cluster(), spec.run());
             StepPrediction expected = s.predict();
-            if (expected.memory().headroomGb() < 0) continue;
+            if (expected.memory().headroomGb() >= 0) return new Layout(t, s, expected);
+        }
+    }
+
+    /**
+     * {@code n} runs of which a quarter are healthy and the rest have one quantity degraded within the ranges of
+     * issue 8: a link to 5-60% of its catalogue bandwidth, compute to 70-95%, the overlap to anywhere in 0-1.
+     */
+    static List<Generated> generate(long seed, int n) {
+        Random r = new Random(seed);
+        List<Generated> out = new ArrayList<>();
+        SpecReader reader = new SpecReader();
+        while (out.size() < n) {
+            Layout l = layout(r, reader);
+            ObjectNode t = l.tree();
+            Scenario s = l.scenario();
+            StepPrediction expected = l.expected();
             FitParam degraded = null;
             double value = Double.NaN, catalogue = Double.NaN;
             int kind = r.nextInt(4);
