@@ -36,8 +36,8 @@ public final class Fmt {
      * {@code x} with {@code decimals} digits after the point, as {@code String.format(Locale.ROOT, "%.<decimals>f", x)}
      * prints it, character for character: the Formatter rounds the shortest decimal that reads back as x
      * (Double.toString's digits) half up, and keeps the sign of a negative value that rounds to zero ("-0.0"). The
-     * explanations and the fit's sources format numbers so at every run of a batch, where the Formatter's parsing of
-     * its pattern and its locale's symbols were 2% of the samples. {@code FmtTest} holds the two to each other.
+     * explanations print percentages at every run of a batch, where the Formatter's parsing of its pattern and its
+     * locale's symbols were 2% of the samples. {@code FmtTest} holds the two to each other.
      */
     public static String fixed(double x, int decimals) {
         if (!Double.isFinite(x)) return String.format(Locale.ROOT, "%." + decimals + "f", x);

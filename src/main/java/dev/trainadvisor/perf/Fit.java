@@ -277,8 +277,9 @@ public final class Fit {
         HypothesisFit chosen = weighed.get(0);
         StepPrediction fitted = chosen.scenario().predict();
         List<FitObservation> observed = new ArrayList<>();
-        for (Obs o : obs) observed.add(new FitObservation(o.metric, o.source, o.measured, o.of(expected), o.of(fitted),
-                o.sigma));
+        StepModel.Times expectedTimes = expected.times(), fittedTimes = fitted.times();
+        for (Obs o : obs) observed.add(new FitObservation(o.metric, o.source, o.measured, o.of(expectedTimes),
+                o.of(fittedTimes), o.sigma));
         return new FitResult(chosen.scenario(), fitted, expected, List.copyOf(weighed), List.copyOf(observed), ruledOut);
     }
 
@@ -568,9 +569,7 @@ public final class Fit {
 
     /** A measured time and the part of the predicted step it is matched to. */
     private record Obs(Metric metric, Metric source, double measured, double sigma) {
-        double of(StepPrediction p) { return of(p.times()); }
-
-        /** As {@link #of(StepPrediction)}, of the times alone (StepModel#times: the same numbers). */
+        /** The predicted time this observation is matched to, of a prediction's times (StepPrediction#times, StepModel#times). */
         double of(StepModel.Times p) {
             return switch (metric) {
                 case FORWARD_TIME_S -> p.forwardSeconds();
@@ -711,14 +710,10 @@ public final class Fit {
          */
         double[] logPredictions(double[] x, boolean remember) {
             Scenario s = scenario(x);
+            // the times worked out once, for every observation
+            StepModel.Times p = remember ? s.predict().times() : s.times();
             double[] out = new double[obs.size()];
-            if (remember) {
-                StepPrediction p = s.predict();
-                for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
-            } else {
-                StepModel.Times p = s.times();
-                for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
-            }
+            for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
             return out;
         }
 
@@ -791,8 +786,8 @@ public final class Fit {
      * The forward differences' log predictions of one fit, by the point they were taken around: the model at a point
      * does not depend on the hypothesis, and the fit takes a Jacobian at the same point more than once (the narrow and
      * wide fits of a contaminated prior start from the prior, the wide one of a link at the narrow one's optimum too, a
-     * fit's optimum is where its last accepted step took one, and SEVERAL starts from each single fault's optimum): a tenth of a fit's forward differences, each
-     * {@code n} predictions (counted over 1,000 runs of bench/fleet.py: 15,280 of 147,462 Jacobians away from the
+     * fit's optimum is where its last accepted step took one, and SEVERAL starts from each single fault's optimum): a
+     * tenth of a fit's forward differences, each {@code n} predictions (counted over 1,000 runs of bench/fleet.py: 15,280 of 147,462 Jacobians away from the
      * prior, whose own points the prediction memo already keeps). The same points give the same predictions, so the
      * fit takes the same path.
      */

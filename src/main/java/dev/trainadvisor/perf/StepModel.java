@@ -233,24 +233,14 @@ public final class StepModel {
     static long recentHits() { return RECENT.get().computes.hits + RECENT.get().planneds.hits; }
 
     private static StepPrediction predict(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
-        int mb = t.microBatches();
-
         FlopsPerToken flops = pieces.flops;
-        Recent recent = RECENT.get();
-        ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
-        CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
-                StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
-        StepContext context = planned.context();
-        List<Collective> collectives = CommModel.of(planned, compute, eff);
+        Core core = Core.of(cluster, m, p, t, eff, pieces);
+        ComputeTime compute = core.compute();
+        List<Collective> collectives = CommModel.of(core.planned(), compute, eff);
         MemoryEstimate memory = pieces.memory;
-
-        double forward = mb * compute.forwardSeconds();
-        double backward = mb * compute.backwardSeconds();
-        // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
-        double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
-        // offload (training.offload): the host runs its share of the optimizer; copies cross the host link
-        Offloading.Cost offload = Offloading.of(context, compute, eff);
-        double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
+        double forward = core.forward(), backward = core.backward(), bubble = core.bubble(), optimizer = core.optimizer();
+        double framework = core.framework(), copies = core.planned().copySeconds();
+        Offloading.Cost offload = core.offload();
 
         // sized for what it may hold (nine phases and a phase a collective), not grown and copied as it fills
         List<Phase> phases = new ArrayList<>(9 + collectives.size());
@@ -259,19 +249,16 @@ public final class StepModel {
         if (p.pp() > 1) phases.add(new Phase(Phase.PIPELINE_BUBBLE, bubble, bubble, null));
         phases.add(new Phase(Phase.OPTIMIZER, optimizer, optimizer, null));
         // what the framework spends around the optimizer step beyond Adam's HBM traffic (its profile's, measured)
-        double framework = frameworkSeconds(context, eff);
         phases.add(new Phase(Phase.FRAMEWORK, framework, framework, null));
         // the copies FSDP2 makes around its collectives, on the compute stream
-        double copies = planned.copySeconds();
         if (copies > 0) phases.add(new Phase(Phase.ZERO_COPIES, copies, copies, null));
-        double step = forward + backward + bubble + optimizer + framework + copies;
         if (offload.hostOptimizerS() > 0) phases.add(new Phase(Phase.HOST_OPTIMIZER, offload.hostOptimizerS(),
                 offload.hostOptimizerS(), "host"));
         if (offload.copiesInS() + offload.copiesHiddenS() > 0) phases.add(new Phase(Phase.OFFLOAD_COPIES,
                 offload.copiesInS() + offload.copiesHiddenS(), offload.copiesInS(), "host-link"));
         if (offload.copiesOutS() > 0) phases.add(new Phase(Phase.OFFLOAD_UPDATE, offload.copiesOutS(), offload.copiesOutS(),
                 "host-link"));
-        step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
+        double step = core.step();
         for (Collective c : collectives) {
             phases.add(new Phase(c.name(), c.seconds(), c.exposedSeconds(), c.link().linkKey()));
             step += c.exposedSeconds();
@@ -287,6 +274,35 @@ public final class StepModel {
         return new StepPrediction(step, tokensPerGpuPerS, tflops, tflops / peak,
                 flops.hardware() * tokensPerGpuPerS / 1e12 / peak, flops, compute, Collections.unmodifiableList(phases),
                 collectives, memory, eff, optimizer, bubble, notes.isEmpty() ? List.of() : Collections.unmodifiableList(notes));
+    }
+
+    /**
+     * What a prediction and the times alone ({@link #times}) both work out first, in the same order: a micro-batch's
+     * compute and the collectives before overlap (from the thread's recent values when they match), the forward and
+     * backward of every micro-batch, the pipeline bubble, the offload's costs, the optimizer, the framework's own time,
+     * and the step without its exposed collectives.
+     */
+    private record Core(ComputeTime compute, CommModel.Planned planned, double forward, double backward, double bubble,
+                        Offloading.Cost offload, double optimizer, double framework, double step) {
+        static Core of(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
+            int mb = t.microBatches();
+            Recent recent = RECENT.get();
+            ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
+            CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
+                    StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+            StepContext context = planned.context();
+            double forward = mb * compute.forwardSeconds();
+            double backward = mb * compute.backwardSeconds();
+            // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
+            double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
+            // offload (training.offload): the host runs its share of the optimizer; copies cross the host link
+            Offloading.Cost offload = Offloading.of(context, compute, eff);
+            double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
+            double framework = frameworkSeconds(context, eff);
+            double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
+            step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
+            return new Core(compute, planned, forward, backward, bubble, offload, optimizer, framework, step);
+        }
     }
 
     /**
@@ -311,26 +327,15 @@ public final class StepModel {
         Model m = run.model();
         Parallel p = run.parallel();
         Training t = run.training();
-        Pieces pieces = pieces(m, p, t, cluster.gpu());
-        int mb = t.microBatches();
-        Recent recent = RECENT.get();
-        ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
-        CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
-                StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
-        StepContext context = planned.context();
-        double forward = mb * compute.forwardSeconds();
-        double backward = mb * compute.backwardSeconds();
-        double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
-        Offloading.Cost offload = Offloading.of(context, compute, eff);
-        double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
-        double framework = frameworkSeconds(context, eff);
-        double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
-        step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
+        Core core = Core.of(cluster, m, p, t, eff, pieces(m, p, t, cluster.gpu()));
+        CommModel.Planned planned = core.planned();
+        Offloading.Cost offload = core.offload();
+        double step = core.step();
         // StepPrediction#afterBackwardSeconds: the optimizer, then the phases it names, each 0 where the step has none
-        double after = optimizer + framework + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
+        double after = core.optimizer() + core.framework() + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
                 + (offload.copiesOutS() > 0 ? offload.copiesOutS() : 0);
-        double fwd = forward, bwd = backward;
-        CommModel.Windows w = CommModel.windows(planned, compute);
+        double fwd = core.forward(), bwd = core.backward();
+        CommModel.Windows w = CommModel.windows(planned, core.compute());
         double overlap = eff.overlapFraction();
         List<CollectivePlan> plans = planned.plans();
         for (int i = 0; i < plans.size(); i++) {
