@@ -60,7 +60,7 @@ public final class SpecReader {
 
     /** The most a measured bus bandwidth may be: twice the fastest catalogue link's one-way rate (NVLink5: 1800 GB/s). */
     private final double maxBusbwGbps;
-    private final String fastestLink;
+    private final IntraNodeLink fastest;
 
     public SpecReader(Catalog catalog, Frameworks frameworks) {
         this.catalog = catalog;
@@ -69,7 +69,12 @@ public final class SpecReader {
         for (Catalog.Entry<IntraNodeLink> e : catalog.links().values())
             if (fastest == null || e.value().unidirectionalGbps() > fastest.unidirectionalGbps()) fastest = e.value();
         this.maxBusbwGbps = fastest == null ? Bounds.ANY_MAX : 2 * fastest.unidirectionalGbps();
-        this.fastestLink = fastest == null ? "none" : fastest.key() + " at " + Bounds.show(fastest.unidirectionalGbps()) + " GB/s";
+        this.fastest = fastest;
+    }
+
+    /** The fastest catalogue link as a message names it; written only for a run that gives a bus bandwidth. */
+    private String fastestLink() {
+        return fastest == null ? "none" : fastest.key() + " at " + Bounds.show(fastest.unidirectionalGbps()) + " GB/s";
     }
 
     public SpecReader(Catalog catalog) { this(catalog, Frameworks.builtIn()); }
@@ -477,7 +482,7 @@ public final class SpecReader {
     private Double measuredBusbw(Fields f) {
         if (f.has("nccl_tests")) throw namesAFile(f, "nccl_tests");
         if (f.has("busbw_gbps")) return f.positiveDouble("busbw_gbps", 0, Bounds.ANY_MIN, maxBusbwGbps,
-                "GB/s: twice the fastest link's one-way rate in the catalogue, " + fastestLink + ", carries no more");
+                "GB/s: twice the fastest link's one-way rate in the catalogue, " + fastestLink() + ", carries no more");
         return null;
     }
 

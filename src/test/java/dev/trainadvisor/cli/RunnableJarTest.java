@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
@@ -193,8 +194,14 @@ class RunnableJarTest {
         clientAlone.put(List.of("validate", none), true);
         clientAlone.put(List.of("validate", "--leave-out", "source", none), false);
         clientAlone.put(List.of("validate", "--leave-out=source", none), false);
+        // batch of 3,001 to 40,000 entries: both compilers, what a run calls once left to C1 (the directives file)
+        Path most = Files.createDirectories(tmp.resolve("most"));
+        for (int i = 0; i <= 40_000; i++) Files.createFile(most.resolve("run-" + i + ".yaml"));
+        clientAlone.put(List.of("batch", "--format", "csv", most.toString()), false);
+        Set<List<String>> directives = Set.of(List.of("batch", "--format", "csv", many.toString()),
+                List.of("batch", ranks.toString(), "--format", "csv"));
         Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"),
-                "TRAIN_ADVISOR_JAVA_OPTS", "-XX:+PrintCommandLineFlags");
+                "TRAIN_ADVISOR_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PrintCommandLineFlags -XX:+DisplayVMOutput");
         clientAlone.forEach((args, alone) -> {
             List<String> cmd = new ArrayList<>(List.of(Path.of("bin/train-advisor").toAbsolutePath().toString()));
             cmd.addAll(args);
@@ -202,10 +209,49 @@ class RunnableJarTest {
                 Result r = exec(env, cmd.toArray(String[]::new));
                 String flags = r.out().lines().findFirst().orElse("");
                 assertEquals(alone, flags.contains("-XX:TieredStopAtLevel=1"), args + ": " + flags);
+                boolean directed = directives.contains(args);
+                assertEquals(directed, flags.contains("-XX:CompilerDirectivesFile=" + DIRECTIVES.toAbsolutePath()), args + ": " + flags);
+                // the JVM's own line, which the launcher keeps off standard output (here the user's option brings it back)
+                assertEquals(directed, r.out().contains("1 compiler directives added"), args + ": " + r.out());
             } catch (Exception e) {
                 throw new AssertionError(args.toString(), e);
             }
         });
+    }
+
+    static final Path DIRECTIVES = Path.of("bin/batch-compiler-directives.json");
+
+    /**
+     * The compiler directives the launcher gives a large batch: every name matches a class of the jar (a relocated
+     * library's under its relocated name) and, where it names a method rather than all of them ("*"), a method of that
+     * class; and the JVM takes the file (it refuses to start on one it cannot parse) without a word on standard output
+     * where the launcher's options keep the VM's own output off, as a report may be written there.
+     */
+    @Test
+    void theBatchDirectivesNameTheJarsClassesAndKeepStandardOutputClean() throws Exception {
+        assumeFresh();
+        String text = Files.readString(DIRECTIVES);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]+)\"").matcher(
+                text.replaceAll("(?m)//.*$", ""));
+        List<String> names = new ArrayList<>();
+        while (m.find()) names.add(m.group(1));
+        assertTrue(names.size() >= 10, "the directives name the classes they leave to C1: " + names);
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(JAR.toFile())) {
+            for (String name : names) {
+                int dot = name.lastIndexOf('.');
+                String cls = name.substring(0, dot), method = name.substring(dot + 1);
+                assertNotNull(jar.getEntry(cls + ".class"), name + ": no class " + cls + " in " + JAR);
+                if (method.equals("*")) continue;
+                assertFalse(cls.startsWith("dev/trainadvisor/shaded/"), name + ": a library's method is named by its class alone");
+                Class<?> c = Class.forName(cls.replace('/', '.'), false, getClass().getClassLoader());
+                assertTrue(java.util.Arrays.stream(c.getDeclaredMethods()).anyMatch(x -> x.getName().equals(method)),
+                        name + ": " + cls + " has no method " + method);
+            }
+        }
+        Result r = exec(Map.of(), java(), "-XX:+UnlockDiagnosticVMOptions", "-XX:-DisplayVMOutput",
+                "-XX:CompilerDirectivesFile=" + DIRECTIVES, "-jar", JAR.toString(), "--version");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("train-advisor " + Version.of() + "\n", r.out());
     }
 
     /** bin/ and target/ of this build copied to {@code dir}, the archive a minute newer than the copied jar, or older. */
@@ -213,6 +259,7 @@ class RunnableJarTest {
         Files.createDirectories(dir.resolve("bin"));
         Files.createDirectories(dir.resolve("target"));
         Files.copy(Path.of("bin/train-advisor"), dir.resolve("bin/train-advisor"));
+        Files.copy(DIRECTIVES, dir.resolve(DIRECTIVES));
         assertTrue(dir.resolve("bin/train-advisor").toFile().setExecutable(true));
         Files.copy(JAR, dir.resolve("target/train-advisor.jar"));
         Files.copy(ARCHIVE, dir.resolve("target/train-advisor.jsa"));
