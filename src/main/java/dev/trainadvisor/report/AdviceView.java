@@ -231,14 +231,25 @@ public record AdviceView(JsonNode run, FrameworkView framework, List<AssumedView
     static SummaryView summary(PredictionView p, FitView f, ObservedView o, List<RecommendationView> recs) {
         double peak = p.ceilings().peakTflops();
         double start = f != null ? f.tflopsPerGpu() : p.tflopsPerGpu();
-        RecommendationView best = recs.stream().filter(RecommendationView::sameMath)
-                .max(java.util.Comparator.comparingDouble(RecommendationView::predictedTflopsPerGpu)).orElse(null);
-        double achievable = best != null && best.predictedTflopsPerGpu() > start ? best.predictedTflopsPerGpu() : start;
+        RecommendationView best = achievableBy(recs, RecommendationView::sameMath, RecommendationView::predictedTflopsPerGpu,
+                start);
+        double achievable = best != null ? best.predictedTflopsPerGpu() : start;
         double observed = o == null ? Double.NaN : o.tflopsPerGpuHouse();
         return new SummaryView(observed, o == null ? Double.NaN : o.mfuHouse(), p.tflopsPerGpu(), p.mfu(),
                 p.interval() == null ? null : p.interval().tflopsPerGpu(), f == null ? Double.NaN : f.tflopsPerGpu(),
                 f == null ? Double.NaN : f.mfu(), achievable, achievable / peak,
-                best != null && best.predictedTflopsPerGpu() > start ? best.id() : null);
+                best != null ? best.id() : null);
+    }
+
+    /**
+     * What the summary's achievable TFLOPS come from: the same-math recommendation of the most predicted TFLOPS (the
+     * first of equals), where it beats {@code start}, the TFLOPS the advice starts from; else null. Of the views here,
+     * of the advice's recommendations for a fleet table's row (BatchTable).
+     */
+    static <R> R achievableBy(List<R> recs, java.util.function.Predicate<R> sameMath,
+                              java.util.function.ToDoubleFunction<R> tflops, double start) {
+        R best = recs.stream().filter(sameMath).max(java.util.Comparator.comparingDouble(tflops)).orElse(null);
+        return best != null && tflops.applyAsDouble(best) > start ? best : null;
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.trainadvisor.report;
 
 import dev.trainadvisor.advice.Advice;
+import dev.trainadvisor.advice.Recommendation;
+import dev.trainadvisor.facts.Diagnosis;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -97,35 +99,87 @@ public record BatchTable(List<Row> rows) {
 
     static Row row(AdviceView a, String file) {
         var c = a.run().path("cluster");
-        int gpus = RunHeader.gpus(a.run());
-        String gpu = RunHeader.gpuName(c.path("gpu"));
-        double observed = a.observed() == null ? Double.NaN : a.observed().tokensPerGpuPerS();
-        double predicted = a.prediction().tokensPerGpuPerS();
-        double ratio = observed / predicted;
-        double lost = Double.isNaN(ratio) ? Double.NaN : Math.max(0, 1 - ratio);
+        var o = a.observed();
         AdviceView.DiagnosisView top = topCause(a);
         AdviceView.RecommendationView best = bestRemedy(a);
-        double observedTflops = a.summary().observedTflops();
-        boolean implausible = !a.implausible().isEmpty();
-        Standing standing = implausible ? Standing.IMPLAUSIBLE : Double.isNaN(observedTflops) ? Standing.UNMEASURED : null;
+        return row(new Reading(a.run().path("name").asText(), RunHeader.gpus(a.run()), RunHeader.gpuName(c.path("gpu")),
+                a.run().path("model").path("name").asText(), o == null ? Double.NaN : o.tokensPerGpuPerS(),
+                a.prediction().tokensPerGpuPerS(), o == null ? Double.NaN : o.mfuHouse(), o == null ? Double.NaN : o.steps(),
+                o == null ? Double.NaN : o.stepTimeS(), a.summary().observedTflops(), a.summary().predictedTflops(),
+                a.summary().achievableTflops(), !a.implausible().isEmpty(), top == null ? "" : top.id(),
+                top == null ? "" : top.severity(), top == null ? 0 : top.impactFraction(), best == null ? "" : best.id(),
+                best == null ? Double.NaN : best.speedup(), bestSameMathSpeedup(a.recommendations(),
+                AdviceView.RecommendationView::sameMath, AdviceView.RecommendationView::speedup)), file);
+    }
+
+    /**
+     * As {@code row(AdviceView.of(a), file)}, the same row to the bit, read off the advice without making its view: a
+     * batch writing CSV makes a row of every run and nothing else of it, and the view (its breakdown, collectives,
+     * operations, explanations and run-file tree) was 4% of the batch's CPU (bench/ab.sh with a probe that left it out).
+     * BatchTableTest holds the two readings to each other over the examples, the published runs and a generated fleet.
+     */
+    static Row row(Advice a, String file) {
+        var run = a.run().run();
+        var cluster = a.run().cluster();
+        var o = a.observed();
+        var p = a.expected();
+        var recs = a.recommendations();
+        // the summary's achievable TFLOPS (AdviceView.summary): the best same-math recommendation's, where it beats the
+        // step the advice starts from
+        double start = a.fit() != null ? a.fit().prediction().tflopsPerGpu() : p.tflopsPerGpu();
+        Recommendation achievable = AdviceView.achievableBy(recs, Recommendation::sameMath,
+                Recommendation::predictedTflopsPerGpu, start);
+        var measured = a.baseline().scenario().run().measured();
+        Diagnosis top = topCause(a.diagnoses(), d -> d.severity().key());
+        Recommendation best = firstGaining(recs, Recommendation::speedup);
+        // the view's run is its run-file tree (SpecWriter), whose names a missing one writes as null
+        return row(new Reading(String.valueOf(run.name()), cluster.nodes() * cluster.gpusPerNode(), cluster.gpu().key(),
+                String.valueOf(run.model().name()), o == null ? Double.NaN : o.tokensPerGpuPerS(), p.tokensPerGpuPerS(),
+                o == null ? Double.NaN : o.mfuHouse(), o == null ? Double.NaN : measured == null ? Double.NaN : measured.steps(),
+                o == null ? Double.NaN : o.stepTimeS(), o == null ? Double.NaN : o.tflopsHouse(), p.tflopsPerGpu(),
+                achievable != null ? achievable.predictedTflopsPerGpu() : start, !a.baseline().implausible().isEmpty(),
+                top == null ? "" : top.id(), top == null ? "" : top.severity().key(), top == null ? 0 : top.impactFraction(),
+                best == null ? "" : best.id(), best == null ? Double.NaN : best.speedup(),
+                bestSameMathSpeedup(recs, Recommendation::sameMath, Recommendation::speedup)), file);
+    }
+
+    /**
+     * What a row reads of one run's advice: from its view (the markdown and HTML reports, which make the view anyway)
+     * or from the advice itself (CSV); the two readings give the same values, and {@link #row(Reading, String)} the row.
+     *
+     * @param achievableTflops     the summary's: the best same-math recommendation's TFLOPS where it beats the step
+     *                             the advice starts from, else that step's
+     * @param bestSameMathSpeedup  the largest speedup of a same-math recommendation, 1 without one
+     */
+    record Reading(String run, int gpus, String gpu, String model, double observedTokens, double predictedTokens,
+                   double mfuObserved, double steps, double observedStepS, double observedTflops, double predictedTflops,
+                   double achievableTflops, boolean implausible, String topCause, String topSeverity, double topImpact,
+                   String bestRemedy, double bestSpeedup, double bestSameMathSpeedup) {}
+
+    static Row row(Reading a, String file) {
+        double ratio = a.observedTokens() / a.predictedTokens();
+        double lost = Double.isNaN(ratio) ? Double.NaN : Math.max(0, 1 - ratio);
+        double observedTflops = a.observedTflops();
+        Standing standing = a.implausible() ? Standing.IMPLAUSIBLE : Double.isNaN(observedTflops) ? Standing.UNMEASURED : null;
         // what the best same-math recommendation wins back, priced by the model or by the run's history (a stall the
         // median step does not show), and what the prediction says the run should reach: the larger loss of the two
-        double bestSpeedup = a.recommendations().stream().filter(AdviceView.RecommendationView::sameMath)
-                .mapToDouble(AdviceView.RecommendationView::speedup).max().orElse(1);
         double lostVsAchievable = standing != null ? Double.NaN
-                : Math.max(0, Math.max(1 - observedTflops / a.summary().predictedTflops(), 1 - 1 / bestSpeedup));
-        double achievable = Double.isNaN(lostVsAchievable) ? Math.max(a.summary().predictedTflops(), a.summary().achievableTflops())
+                : Math.max(0, Math.max(1 - observedTflops / a.predictedTflops(), 1 - 1 / a.bestSameMathSpeedup()));
+        double achievable = Double.isNaN(lostVsAchievable) ? Math.max(a.predictedTflops(), a.achievableTflops())
                 : observedTflops / (1 - lostVsAchievable);
-        double steps = a.observed() == null ? Double.NaN : a.observed().steps();
-        double stepTime = a.observed() == null ? Double.NaN : a.observed().stepTimeS();
-        double hours = steps > 0 && stepTime > 0 ? steps * stepTime / 3600 : Double.NaN;
-        double perHour = gpus * lostVsAchievable;
+        double hours = a.steps() > 0 && a.observedStepS() > 0 ? a.steps() * a.observedStepS() / 3600 : Double.NaN;
+        double perHour = a.gpus() * lostVsAchievable;
         if (standing == null) standing = Double.isNaN(hours) ? Standing.RATE : Standing.TOTAL;
-        return new Row(a.run().path("name").asText(), file, gpus, gpu, a.run().path("model").path("name").asText(),
-                observed, predicted, ratio, lost, a.observed() == null ? Double.NaN : a.observed().mfuHouse(),
-                top == null ? "" : top.id(), top == null ? "" : top.severity(), top == null ? 0 : top.impactFraction(),
-                best == null ? "" : best.id(), best == null ? Double.NaN : best.speedup(), observedTflops, achievable,
-                lostVsAchievable, hours, perHour, standing == Standing.TOTAL ? perHour * hours : Double.NaN, standing);
+        return new Row(a.run(), file, a.gpus(), a.gpu(), a.model(), a.observedTokens(), a.predictedTokens(), ratio, lost,
+                a.mfuObserved(), a.topCause(), a.topSeverity(), a.topImpact(), a.bestRemedy(), a.bestSpeedup(),
+                observedTflops, achievable, lostVsAchievable, hours, perHour,
+                standing == Standing.TOTAL ? perHour * hours : Double.NaN, standing);
+    }
+
+    /** The largest speedup of a recommendation that keeps the optimisation, 1 without one. */
+    static <R> double bestSameMathSpeedup(List<R> recs, java.util.function.Predicate<R> sameMath,
+                                          java.util.function.ToDoubleFunction<R> speedup) {
+        return recs.stream().filter(sameMath).mapToDouble(speedup).max().orElse(1);
     }
 
     /**
@@ -133,13 +187,21 @@ public record BatchTable(List<Row> rows) {
      * overflowing run fit at a loss (x0.987) is a recommendation in its own report, not its best remedy.
      */
     static AdviceView.RecommendationView bestRemedy(AdviceView a) {
-        return a.recommendations().stream().filter(r -> r.speedup() > 1).findFirst().orElse(null);
+        return firstGaining(a.recommendations(), AdviceView.RecommendationView::speedup);
+    }
+
+    static <R> R firstGaining(List<R> recs, java.util.function.ToDoubleFunction<R> speedup) {
+        return recs.stream().filter(r -> speedup.applyAsDouble(r) > 1).findFirst().orElse(null);
     }
 
     /** The cause that matters most: the first diagnosis of high or medium severity, else the first. */
     static AdviceView.DiagnosisView topCause(AdviceView a) {
-        return a.diagnoses().stream().filter(d -> d.severity().equals("high") || d.severity().equals("medium")).findFirst()
-                .orElse(a.top());
+        return topCause(a.diagnoses(), AdviceView.DiagnosisView::severity);
+    }
+
+    static <D> D topCause(List<D> diagnoses, java.util.function.Function<D, String> severity) {
+        return diagnoses.stream().filter(d -> severity.apply(d).equals("high") || severity.apply(d).equals("medium"))
+                .findFirst().orElse(diagnoses.isEmpty() ? null : diagnoses.get(0));
     }
 
     static final String[] HEADER = {"run", "file", "gpus", "gpu", "model", "observed_tokens_per_gpu_per_s",

@@ -70,11 +70,12 @@ public final class FleetStream implements AutoCloseable {
 
     /** The next run's advice, in file-name order, from {@code file}. */
     public void add(Advice advice, String file) {
-        AdviceView a = AdviceView.of(advice);
+        // a CSV's row is read off the advice itself (BatchTable#row(Advice, String)): the view is all the rest
+        AdviceView a = format == Format.CSV ? null : AdviceView.of(advice);
         try {
             switch (format) {
                 case JSON -> json.add(a);
-                case CSV -> entries.add(new Fleet.Entry(null, file, BatchTable.row(a, file), 0, 0, 0, 0, null, 0));
+                case CSV -> entries.add(new Fleet.Entry(null, file, BatchTable.row(advice, file), 0, 0, 0, 0, null, 0));
                 case MD, HTML -> {
                     int k = entries.size();
                     entries.add(Fleet.Entry.of(a, file));
