@@ -261,29 +261,28 @@ final class BatchCommand implements Callable<Integer> {
         java.util.Map<Path, Boolean> runFiles = new java.util.LinkedHashMap<>();   // run file -> whether it names its log
         java.util.Set<Path> named = new java.util.HashSet<>();
         List<Path> others = new ArrayList<>(), logs = new ArrayList<>(), folders = new ArrayList<>();
-        // the run files are parsed on every core (a folder of 10,000 took seconds on one), and only what the batch needs
-        // of each is kept; the order of what is reported is the loop's below
-        java.util.Map<Path, Glance> glances = files.parallelStream()
-                .filter(f -> isRunFile(f) && !f.getFileName().toString().startsWith(".")
-                        && !f.getFileName().toString().equals(RUNS_FILE) && !isOwn(f, outputs) && boundary.contains(f)
-                        && Files.isRegularFile(f) && !Files.isDirectory(f))
-                .collect(java.util.stream.Collectors.toConcurrentMap(f -> f, Glance::of));
+        // what the batch asks of each entry (its own output? inside the folder? a folder, a file, empty?) and, of a run
+        // file, its glance (parsed: a folder of 10,000 took seconds on one core), worked out on every core, each once;
+        // the order of what is reported is the loop's below, over the entries as listed
+        java.util.Map<Path, Entry> entries = files.parallelStream()
+                .collect(java.util.stream.Collectors.toConcurrentMap(f -> f, f -> Entry.of(f, outputs, boundary)));
         for (Path f : files) {
             String name = f.getFileName().toString();
-            if (name.startsWith(".") || isOwn(f, outputs)) continue;
-            if (!boundary.contains(f)) {
+            Entry entry = entries.get(f);
+            if (entry.hidden() || entry.own()) continue;
+            if (!entry.inside()) {
                 failures.add(name, f + ": " + boundary.outside());
                 continue;
             }
-            if (Files.isDirectory(f)) {
+            if (entry.directory()) {
                 folders.add(f);
                 continue;
             }
-            if (!Files.isRegularFile(f)) {
-                skipped.add(new Fleet.Skipped(name, Files.exists(f) ? NOT_A_FILE : "a symbolic link to nothing"));
+            if (!entry.regular()) {
+                skipped.add(new Fleet.Skipped(name, entry.exists() ? NOT_A_FILE : "a symbolic link to nothing"));
                 continue;
             }
-            if (isEmpty(f)) {
+            if (entry.empty()) {
                 skipped.add(new Fleet.Skipped(name, EMPTY));
                 continue;
             }
@@ -292,15 +291,14 @@ final class BatchCommand implements Callable<Integer> {
                     JsonNode n = SpecReader.parse(f);
                     if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
                     runs = (ObjectNode) n;
-                    runs.elements().forEachRemaining(entry -> named.addAll(named(f, entry)));
+                    runs.elements().forEachRemaining(described -> named.addAll(named(f, described)));
                 } catch (SpecException e) {
                     failures.add(f.getFileName().toString(), e.getMessage());
                 }
             } else if (!isRunFile(f)) {
                 others.add(f);
             } else {
-                Glance g = glances.get(f);
-                if (g == null) g = Glance.of(f);
+                Glance g = entry.glance();
                 if (g.error() != null) {
                     if (SpecReader.EMPTY.equals(g.error().expected())) skipped.add(new Fleet.Skipped(name, EMPTY));
                     else failures.add(name, g.error().getMessage());
@@ -358,6 +356,27 @@ final class BatchCommand implements Callable<Integer> {
         if (!undescribed.isEmpty()) failures.err().println(hint(undescribed, runs != null));
         items.sort(java.util.Comparator.comparing(Item::name));
         skipped.sort(java.util.Comparator.comparing(Fleet.Skipped::file));
+    }
+
+    /**
+     * What the batch asks of an entry of the folder, in the order it asks: a hidden name ("."), the batch's own output,
+     * inside the folder (a symbolic link may lead out), a folder, a regular file (else whether it exists: a link to
+     * nothing), empty; and of a run file so far (not runs.yaml), its {@link Glance}. Each is asked once, for the
+     * entries that get that far; what is not asked is false (null for the glance).
+     */
+    record Entry(boolean hidden, boolean own, boolean inside, boolean directory, boolean regular, boolean exists,
+                 boolean empty, Glance glance) {
+        static Entry of(Path f, List<Path> outputs, Boundary boundary) {
+            String name = f.getFileName().toString();
+            if (name.startsWith(".")) return new Entry(true, false, false, false, false, false, false, null);
+            if (isOwn(f, outputs)) return new Entry(false, true, false, false, false, false, false, null);
+            if (!boundary.contains(f)) return new Entry(false, false, false, false, false, false, false, null);
+            if (Files.isDirectory(f)) return new Entry(false, false, true, true, false, false, false, null);
+            if (!Files.isRegularFile(f)) return new Entry(false, false, true, false, false, Files.exists(f), false, null);
+            if (isEmpty(f)) return new Entry(false, false, true, false, true, true, true, null);
+            Glance g = isRunFile(f) && !name.equals(RUNS_FILE) ? Glance.of(f) : null;
+            return new Entry(false, false, true, false, true, true, false, g);
+        }
     }
 
     /**
