@@ -542,11 +542,9 @@ public final class Fit {
         Cluster c = s.cluster();
         Efficiency base = s.base();
         List<Param> out = new ArrayList<>();
-        // the priors' sources without java.util.Formatter, whose parsing of its pattern and locale's symbols was 1% of
-        // a batch's samples here (once a run) and a tenth of a second of C2's; FitTest holds them to what it printed
         out.add(new Param(FitParam.COMPUTE_SCALE, s.computeScale(), COMPUTE_NOMINAL_SIGMA, COMPUTE_FAULT_SIGMA,
-                COMPUTE_GROSS_SIGMA, "default efficiency: GEMMs " + threeDecimals(base.gemmFractionOfPeak()) + ", attention "
-                        + threeDecimals(base.attentionFractionOfPeak()) + " of peak"));
+                COMPUTE_GROSS_SIGMA, String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
+                        base.gemmFractionOfPeak(), base.attentionFractionOfPeak())));
         if (s.hasIntraLink()) {
             boolean measured = c.intraNode().busbwMeasured();
             out.add(new Param(FitParam.INTRA_NODE_BUSBW, s.value(FitParam.INTRA_NODE_BUSBW),
@@ -558,9 +556,9 @@ public final class Fit {
             boolean measured = !Double.isNaN(c.interNode().busbwGbps());
             out.add(new Param(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS),
                     measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
-                    measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps"
-                    : "catalogue " + c.interNode().key() + ": " + c.interNode().nicsPerNode() + " x "
-                    + num(c.interNode().lineRateGbitS()) + " Gbit/s x " + num(c.interNode().efficiency())));
+                    measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps" : String.format(java.util.Locale.ROOT,
+                            "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(), c.interNode().nicsPerNode(),
+                            num(c.interNode().lineRateGbitS()), num(c.interNode().efficiency()))));
         }
         // log-odds of exactly 0 or 1 is infinite: a prior at the bound starts just inside it
         double overlap = Math.min(0.999, Math.max(0.001, s.overlap()));
@@ -817,17 +815,6 @@ public final class Fit {
     private static boolean usable(double v) { return v > 0 && Double.isFinite(v); }
 
     private static double logit(double f) { return Math.log(f / (1 - f)); }
-
-    /**
-     * {@code x} with three decimals as {@code String.format(Locale.ROOT, "%.3f", x)} prints it: the Formatter rounds the
-     * shortest decimal that reads back as x (Double.toString's digits) half up (facts.Fmt#fixed, above this package,
-     * does the same for the explanations).
-     */
-    static String threeDecimals(double x) {
-        if (!Double.isFinite(x)) return String.format(java.util.Locale.ROOT, "%.3f", x);
-        String digits = java.math.BigDecimal.valueOf(Math.abs(x)).setScale(3, java.math.RoundingMode.HALF_UP).toPlainString();
-        return Double.compare(x, 0.0) < 0 ? "-" + digits : digits;
-    }
 
     private static String num(double v) { return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v); }
 }

@@ -147,38 +147,6 @@ class FitTest {
         assertEquals("measured intra_node.busbw_gbps", link.priorSource());
     }
 
-    /**
-     * The priors' sources as the Formatter printed them before they were written without it: the compute's default
-     * efficiency to three decimals (%.3f: ties of the shortest decimal half up, the sign of a negative zero), the
-     * network's catalogue line rate and efficiency; over the examples' GPUs, edge cases and 10,000 seeded values.
-     */
-    @Test
-    void thePriorsSourcesReadAsTheFormatterWroteThem() {
-        double[] cases = {0.5, 0.0005, 0.0015, 0.1235, 0.6555, 0.9995, 1, 2.5, 0.7, 0.735, 0.62, -0.0, -0.0004, 1e-9, 1e7,
-                Double.MIN_VALUE, Double.NaN};
-        for (double x : cases) assertEquals(String.format(java.util.Locale.ROOT, "%.3f", x), Fit.threeDecimals(x), x + "");
-        java.util.Random r = new java.util.Random(49);
-        for (int i = 0; i < 10_000; i++) {
-            double x = Math.round(r.nextDouble() * 1e5) / 1e5 * (r.nextInt(10) == 0 ? 100 : 1);
-            assertEquals(String.format(java.util.Locale.ROOT, "%.3f", x), Fit.threeDecimals(x), x + "");
-        }
-        for (String f : List.of("internlm-7b-pcie-1node.yaml", "internlm-7b-pcie-2nodes.yaml")) {
-            Scenario s = example(f);
-            FitResult fit = Fit.fit(measured(s, s.with(FitParam.COMPUTE_SCALE, 0.9), true));
-            Efficiency base = s.base();
-            assertEquals(String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
-                    base.gemmFractionOfPeak(), base.attentionFractionOfPeak()),
-                    fit.parameter(FitParam.COMPUTE_SCALE).orElseThrow().priorSource(), f);
-            if (!s.hasNetwork()) continue;
-            var n = s.cluster().interNode();
-            assertEquals(String.format(java.util.Locale.ROOT, "catalogue %s: %d x %s Gbit/s x %s", n.key(), n.nicsPerNode(),
-                    plain(n.lineRateGbitS()), plain(n.efficiency())),
-                    fit.parameter(FitParam.INTER_NODE_GBPS).orElseThrow().priorSource(), f);
-        }
-    }
-
-    private static String plain(double v) { return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v); }
-
     /** Nothing measured: nothing is fitted, and the fitted step is the catalogue's. */
     @Test
     void withoutTimesTheCatalogueStands() {
