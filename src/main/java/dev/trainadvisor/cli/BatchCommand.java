@@ -269,22 +269,26 @@ final class BatchCommand implements Callable<Integer> {
         for (Path f : files) {
             String name = f.getFileName().toString();
             Entry entry = entries.get(f);
-            if (entry.hidden() || entry.own()) continue;
-            if (!entry.inside()) {
-                failures.add(name, f + ": " + boundary.outside());
-                continue;
-            }
-            if (entry.directory()) {
-                folders.add(f);
-                continue;
-            }
-            if (!entry.regular()) {
-                skipped.add(new Fleet.Skipped(name, entry.exists() ? NOT_A_FILE : "a symbolic link to nothing"));
-                continue;
-            }
-            if (entry.empty()) {
-                skipped.add(new Fleet.Skipped(name, EMPTY));
-                continue;
+            switch (entry.kind()) {
+                case HIDDEN, OWN -> { continue; }
+                case OUTSIDE -> {
+                    failures.add(name, f + ": " + boundary.outside());
+                    continue;
+                }
+                case FOLDER -> {
+                    folders.add(f);
+                    continue;
+                }
+                case NOT_A_FILE, DANGLING -> {
+                    skipped.add(new Fleet.Skipped(name, entry.kind() == Entry.Kind.NOT_A_FILE ? NOT_A_FILE
+                            : "a symbolic link to nothing"));
+                    continue;
+                }
+                case EMPTY -> {
+                    skipped.add(new Fleet.Skipped(name, EMPTY));
+                    continue;
+                }
+                case FILE -> { }
             }
             if (name.equals(RUNS_FILE)) {
                 try {
@@ -359,23 +363,20 @@ final class BatchCommand implements Callable<Integer> {
     }
 
     /**
-     * What the batch asks of an entry of the folder, in the order it asks: a hidden name ("."), the batch's own output,
-     * inside the folder (a symbolic link may lead out), a folder, a regular file (else whether it exists: a link to
-     * nothing), empty; and of a run file so far (not runs.yaml), its {@link Glance}. Each is asked once, for the
-     * entries that get that far; what is not asked is false (null for the glance).
+     * What an entry of the folder is to the batch, asked in this order: a hidden name ("."), the batch's own output, a
+     * link leading outside the folder, a folder, not a regular file (a pipe, a socket, a device) or a link to nothing,
+     * an empty file, else a file to read; and, of a run file (not runs.yaml), its {@link Glance} (null otherwise).
      */
-    record Entry(boolean hidden, boolean own, boolean inside, boolean directory, boolean regular, boolean exists,
-                 boolean empty, Glance glance) {
+    record Entry(Kind kind, Glance glance) {
+        enum Kind { HIDDEN, OWN, OUTSIDE, FOLDER, NOT_A_FILE, DANGLING, EMPTY, FILE }
+
         static Entry of(Path f, List<Path> outputs, Boundary boundary) {
             String name = f.getFileName().toString();
-            if (name.startsWith(".")) return new Entry(true, false, false, false, false, false, false, null);
-            if (isOwn(f, outputs)) return new Entry(false, true, false, false, false, false, false, null);
-            if (!boundary.contains(f)) return new Entry(false, false, false, false, false, false, false, null);
-            if (Files.isDirectory(f)) return new Entry(false, false, true, true, false, false, false, null);
-            if (!Files.isRegularFile(f)) return new Entry(false, false, true, false, false, Files.exists(f), false, null);
-            if (isEmpty(f)) return new Entry(false, false, true, false, true, true, true, null);
-            Glance g = isRunFile(f) && !name.equals(RUNS_FILE) ? Glance.of(f) : null;
-            return new Entry(false, false, true, false, true, true, false, g);
+            Kind kind = name.startsWith(".") ? Kind.HIDDEN : isOwn(f, outputs) ? Kind.OWN
+                    : !boundary.contains(f) ? Kind.OUTSIDE : Files.isDirectory(f) ? Kind.FOLDER
+                    : !Files.isRegularFile(f) ? (Files.exists(f) ? Kind.NOT_A_FILE : Kind.DANGLING)
+                    : isEmpty(f) ? Kind.EMPTY : Kind.FILE;
+            return new Entry(kind, kind == Kind.FILE && isRunFile(f) && !name.equals(RUNS_FILE) ? Glance.of(f) : null);
         }
     }
 
