@@ -67,12 +67,8 @@ public record BatchTable(List<Row> rows) {
 
     /** @param files the file each advice came from, in the same order */
     public static BatchTable of(List<Advice> advice, List<String> files) {
-        return ofViews(advice.stream().map(AdviceView::of).toList(), files);
-    }
-
-    static BatchTable ofViews(List<AdviceView> views, List<String> files) {
         List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < views.size(); i++) rows.add(row(views.get(i), files.get(i)));
+        for (int i = 0; i < advice.size(); i++) rows.add(row(advice.get(i), files.get(i)));
         return ranked(rows);
     }
 
@@ -116,7 +112,8 @@ public record BatchTable(List<Row> rows) {
      * As {@code row(AdviceView.of(a), file)}, the same row to the bit, read off the advice without making its view: a
      * batch writing CSV makes a row of every run and nothing else of it, and the view (its breakdown, collectives,
      * operations, explanations and run-file tree) was 4% of the batch's CPU (bench/ab.sh with a probe that left it out).
-     * BatchTableTest holds the two readings to each other over the examples, the published runs and a generated fleet.
+     * BatchTableTest holds the two readings to each other over the examples and test run files (with a step count,
+     * implausible and unmeasured variants of each) and the published runs.
      */
     static Row row(Advice a, String file) {
         var run = a.run().run();
