@@ -28,6 +28,8 @@ public final class Baseline {
     private final StepPrediction prediction;
     /** The user's run as a run file, for {@link #price(RunChange)}; made at the first price. */
     private RunFile userFile;
+    /** The scenario's run as a run file, which every change is made to; made at the first price. */
+    private RunFile scenarioFile;
 
     private Baseline(Scenario catalogue, StepPrediction expected, List<MeasurementCheck> implausible, FitResult fit) {
         this.catalogue = catalogue;
@@ -79,24 +81,34 @@ public final class Baseline {
      * the layout cannot divide, say).
      */
     public Priced price(RunChange change) {
-        Priced p = price(scenario, change);
+        if (scenarioFile == null) scenarioFile = RunFile.of(scenario.cluster(), scenario.run());
+        RunSpec changed = changed(scenarioFile, change);
         // the fit pins link bandwidths the user never wrote; what the change clears is shown against the user's run
-        if (p == null) return null;
+        if (changed == null) return null;
         if (userFile == null) userFile = RunFile.of(catalogue.cluster(), catalogue.run());
-        return new Priced(p.run(), p.step(), change.effectiveOn(userFile));
+        return new Priced(changed, predict(scenario, changed), change.effectiveOn(userFile));
     }
 
     /** As {@link #price(RunChange)}, from another fitted scenario (an alternative hypothesis). */
     public static Priced price(Scenario from, RunChange change) {
-        RunSpec changed;
+        RunFile file = RunFile.of(from.cluster(), from.run());
+        RunSpec changed = changed(file, change);
+        return changed == null ? null : new Priced(changed, predict(from, changed), change.effectiveOn(file));
+    }
+
+    /** {@code file} with {@code change} made and validated; null when the changed run is not valid. */
+    private static RunSpec changed(RunFile file, RunChange change) {
         try {
-            changed = new RunSpec(from.run().name(), from.cluster(), from.run()).with(change);
+            return RunSpec.changed(file, change);
         } catch (SpecException e) {
             return null;
         }
+    }
+
+    /** The changed run's step at {@code from}'s fitted compute scale and overlap, on its GPU's default efficiencies. */
+    private static StepPrediction predict(Scenario from, RunSpec changed) {
         Efficiency d = Efficiency.defaults(changed.cluster().gpu(), changed.run());
-        Scenario s = new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap());
-        return new Priced(changed, s.predict(), change.effectiveOn(RunFile.of(from.cluster(), from.run())));
+        return new Scenario(changed.cluster(), changed.run(), d, from.computeScale(), from.overlap()).predict();
     }
 
     /** The baseline step with one fitted quantity put back to its expected (catalogue) value. */

@@ -9,7 +9,17 @@ public record RunSpec(String name, Cluster cluster, RunMetrics run) {
      * @throws dev.trainadvisor.input.SpecException naming the field, when the changed run is not valid
      */
     public RunSpec with(RunChange change) {
-        return change.apply(RunFile.of(cluster, run)).resolve("what-if", Measurements.NONE);
+        return changed(RunFile.of(cluster, run), change);
+    }
+
+    /**
+     * As {@link #with}, of a run already written as a run file ({@link RunFile#of}): a baseline prices some twenty
+     * changes of one run, and writes it once.
+     *
+     * @throws dev.trainadvisor.input.SpecException naming the field, when the changed run is not valid
+     */
+    public static RunSpec changed(RunFile file, RunChange change) {
+        return change.apply(file).resolve("what-if", Measurements.NONE);
     }
 
     /** The same run with its log's per-step history in its measurements. */
