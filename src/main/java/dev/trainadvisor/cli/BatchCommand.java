@@ -303,9 +303,8 @@ final class BatchCommand implements Callable<Integer> {
                 others.add(f);
             } else {
                 Glance g = entry.glance();
-                if (g.error() != null) {
-                    if (SpecReader.EMPTY.equals(g.error().expected())) skipped.add(new Fleet.Skipped(name, EMPTY));
-                    else failures.add(name, g.error().getMessage());
+                if (g.error() != null) {   // an empty run file is an EMPTY entry (Entry.of)
+                    failures.add(name, g.error().getMessage());
                     continue;
                 }
                 if (g.notARunFile() != null) {
@@ -372,11 +371,15 @@ final class BatchCommand implements Callable<Integer> {
 
         static Entry of(Path f, List<Path> outputs, Boundary boundary) {
             String name = f.getFileName().toString();
+            boolean runFile = isRunFile(f) && !name.equals(RUNS_FILE);
+            // a run file is read once, by its glance, which finds it empty as isEmpty would (nothing but white space)
             Kind kind = name.startsWith(".") ? Kind.HIDDEN : isOwn(f, outputs) ? Kind.OWN
                     : !boundary.contains(f) ? Kind.OUTSIDE : Files.isDirectory(f) ? Kind.FOLDER
                     : !Files.isRegularFile(f) ? (Files.exists(f) ? Kind.NOT_A_FILE : Kind.DANGLING)
-                    : isEmpty(f) ? Kind.EMPTY : Kind.FILE;
-            return new Entry(kind, kind == Kind.FILE && isRunFile(f) && !name.equals(RUNS_FILE) ? Glance.of(f) : null);
+                    : !runFile && isEmpty(f) ? Kind.EMPTY : Kind.FILE;
+            if (kind != Kind.FILE || !runFile) return new Entry(kind, null);
+            Glance g = Glance.of(f);
+            return g.error() != null && SpecReader.EMPTY.equals(g.error().expected()) ? new Entry(Kind.EMPTY, null) : new Entry(kind, g);
         }
     }
 
