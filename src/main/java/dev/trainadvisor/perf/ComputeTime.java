@@ -7,7 +7,6 @@ import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.Recompute;
 import dev.trainadvisor.spec.Training;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,6 +35,27 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
     /** An operation with its forward time, and the forward-equivalent passes a micro-batch runs of it. */
     public record Timed(Operation operation, double forwardSeconds, double passes) {
         public double seconds() { return forwardSeconds * passes; }
+    }
+
+    /**
+     * The operations with their times, as a list that makes each {@link Timed} when it is read: a fit works out the
+     * compute at hundreds of points a run and reads only its sums; a report reads the operations of one.
+     */
+    private static final class Timings extends java.util.AbstractList<Timed> implements java.util.RandomAccess {
+        private final List<Operation> operations;
+        private final double[] forwardSeconds, passes;
+
+        Timings(List<Operation> operations, double[] forwardSeconds, double[] passes) {
+            this.operations = operations;
+            this.forwardSeconds = forwardSeconds;
+            this.passes = passes;
+        }
+
+        @Override
+        public Timed get(int i) { return new Timed(operations.get(i), forwardSeconds[i], passes[i]); }
+
+        @Override
+        public int size() { return forwardSeconds.length; }
     }
 
     public double microBatchSeconds() { return forwardSeconds + backwardSeconds; }
@@ -76,7 +96,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0;
         double launches = ops.launches();
         List<Operation> operations = ops.list();
-        List<Timed> timed = new ArrayList<>(operations.size());
+        double[] fwds = new double[operations.size()], allPasses = new double[operations.size()];
         for (int i = 0; i < operations.size(); i++) {
             Operation o = operations.get(i);
             double fwd = roofline.forwardSeconds(o, ops.wave()[i], ops.inner()[i]);
@@ -84,7 +104,8 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             // gradients) over the forward's, with the recomputed forwards
             double passes = fwd > 0 ? ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd
                     : ops.passes()[i];
-            timed.add(new Timed(o, fwd, passes));
+            fwds[i] = fwd;
+            allPasses[i] = passes;
             forward += fwd;
             total += fwd * passes;
             switch (o.kind()) {
@@ -110,7 +131,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double withHost = ownPace ? Overheads.withHost(total, host, own.value().overlapPower()) : Overheads.withHost(total, host);
         double scale = withHost / total;
         return new ComputeTime(gemm, attention, memory, forward * scale, (total - forward) * scale, wave,
-                StepOperations.tokensPerMicroBatch(p, t), java.util.Collections.unmodifiableList(timed), launches, host,
+                StepOperations.tokensPerMicroBatch(p, t), new Timings(operations, fwds, allPasses), launches, host,
                 withHost - total);
     }
 }
