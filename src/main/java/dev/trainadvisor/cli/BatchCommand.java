@@ -364,7 +364,9 @@ final class BatchCommand implements Callable<Integer> {
     /**
      * What an entry of the folder is to the batch, asked in this order: a hidden name ("."), the batch's own output, a
      * link leading outside the folder, a folder, not a regular file (a pipe, a socket, a device) or a link to nothing,
-     * an empty file, else a file to read; and, of a run file (not runs.yaml), its {@link Glance} (null otherwise).
+     * an empty file (no bytes, or white space alone), else a file to read; and, of a run file (not runs.yaml), its
+     * {@link Glance} (null otherwise). A run file is read once, by its glance: only one the glance cannot read is asked
+     * whether it is empty, so that white space a parser refuses (a form feed, a vertical tab) is still an empty file.
      */
     record Entry(Kind kind, Glance glance) {
         enum Kind { HIDDEN, OWN, OUTSIDE, FOLDER, NOT_A_FILE, DANGLING, EMPTY, FILE }
@@ -372,14 +374,14 @@ final class BatchCommand implements Callable<Integer> {
         static Entry of(Path f, List<Path> outputs, Boundary boundary) {
             String name = f.getFileName().toString();
             boolean runFile = isRunFile(f) && !name.equals(RUNS_FILE);
-            // a run file is read once, by its glance, which finds it empty as isEmpty would (nothing but white space)
             Kind kind = name.startsWith(".") ? Kind.HIDDEN : isOwn(f, outputs) ? Kind.OWN
                     : !boundary.contains(f) ? Kind.OUTSIDE : Files.isDirectory(f) ? Kind.FOLDER
                     : !Files.isRegularFile(f) ? (Files.exists(f) ? Kind.NOT_A_FILE : Kind.DANGLING)
                     : !runFile && isEmpty(f) ? Kind.EMPTY : Kind.FILE;
             if (kind != Kind.FILE || !runFile) return new Entry(kind, null);
             Glance g = Glance.of(f);
-            return g.error() != null && SpecReader.EMPTY.equals(g.error().expected()) ? new Entry(Kind.EMPTY, null) : new Entry(kind, g);
+            boolean empty = g.error() != null && (SpecReader.EMPTY.equals(g.error().expected()) || isEmpty(f));
+            return empty ? new Entry(Kind.EMPTY, null) : new Entry(kind, g);
         }
     }
 

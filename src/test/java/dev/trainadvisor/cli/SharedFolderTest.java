@@ -160,6 +160,8 @@ class SharedFolderTest {
         Files.createDirectories(folder.resolve("dir.yaml"));
         Files.writeString(folder.resolve("empty.yaml"), "");
         Files.writeString(folder.resolve("blank.yaml"), "\n  \n");
+        // white space a JSON parser refuses (a form feed, a vertical tab) is still nothing in the file
+        Files.writeString(folder.resolve("feed.json"), "\f\n\u000B \n");
         Path fifo = folder.resolve("fifo.yaml");
         boolean piped = new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0;
         CliTest.Result r = CliTest.run("batch", folder.toString(), "--format", "md");
@@ -167,13 +169,14 @@ class SharedFolderTest {
         assertTrue(r.err().contains("note: skipped dir.yaml: a folder: batch reads the files in the folder itself"), r.err());
         assertTrue(r.err().contains("note: skipped empty.yaml: empty"), r.err());
         assertTrue(r.err().contains("note: skipped blank.yaml: empty"), r.err());
+        assertTrue(r.err().contains("note: skipped feed.json: empty"), r.err());
         if (piped) assertTrue(r.err().contains("note: skipped fifo.yaml: not a regular file: a pipe, a socket or a device is "
                 + "not read (it may never end)"), r.err());
-        int skipped = piped ? 4 : 3;
+        int skipped = piped ? 5 : 4;
         assertTrue(r.err().contains(skipped + " file(s) skipped as neither a run file nor a training log"), r.err());
         String list = r.out().substring(r.out().indexOf("## Files skipped"), r.out().indexOf("<a id=\"run-1\">"));
         assertEquals(skipped, list.lines().filter(l -> l.startsWith("- `")).count(), list);
-        for (String name : List.of("dir.yaml", "empty.yaml", "blank.yaml")) assertTrue(list.contains("- `" + name + "`: "), name);
+        for (String name : List.of("dir.yaml", "empty.yaml", "blank.yaml", "feed.json")) assertTrue(list.contains("- `" + name + "`: "), name);
         CliTest.Result html = CliTest.run("batch", folder.toString(), "--format", "html");
         assertTrue(html.out().contains(skipped + " files were skipped as no run"), html.out());
     }
