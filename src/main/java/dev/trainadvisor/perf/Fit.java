@@ -207,7 +207,7 @@ public final class Fit {
         // SEVERAL starts where the prior and each single-fault hypothesis ended: a combination of faults is searched
         // from the single faults that explain part of the gap, not again along every axis
         List<double[]> optima = new ArrayList<>();
-        Differences differences = new Differences();
+        Points points = new Points();
         for (FitHypothesis h : hypotheses) {
             double p = switch (h) {
                 case NOMINAL -> NOMINAL_PRIOR;
@@ -217,7 +217,7 @@ public final class Fit {
             double[] x = new double[params.size()];
             Param q = h.param() == null ? null : params.get(indexOf(params, h.param()));
             boolean contaminated = q != null && !Double.isNaN(q.grossSigma) && !obs.isEmpty();
-            HypothesisFit f = fitOne(prior, params, obs, differences, h, contaminated ? p * (1 - GROSS_SHARE) : p,
+            HypothesisFit f = fitOne(prior, params, obs, points, h, contaminated ? p * (1 - GROSS_SHARE) : p,
                     h == FitHypothesis.SEVERAL ? optima : null, x, false);
             if (contaminated) {
                 // a contaminated fault prior: the evidence is the mixture's, the fit the likelier component's. The wide
@@ -227,7 +227,7 @@ public final class Fit {
                 // towards the catalogue (wideStarts)
                 double[] xg = new double[params.size()];
                 HypothesisFit narrow = f;
-                HypothesisFit wide = fitOne(prior, params, obs, differences, h, p * GROSS_SHARE, wideStarts(q, x), xg, true);
+                HypothesisFit wide = fitOne(prior, params, obs, points, h, p * GROSS_SHARE, wideStarts(q, x), xg, true);
                 double hi = Math.max(narrow.logEvidence(), wide.logEvidence());
                 double logZ = hi + Math.log(Math.exp(narrow.logEvidence() - hi) + Math.exp(wide.logEvidence() - hi));
                 HypothesisFit best = wide.logEvidence() > narrow.logEvidence() ? wide : narrow;
@@ -343,7 +343,7 @@ public final class Fit {
      * towards a slower step); its optimum's coordinates are written into {@code optimum}. {@code gross}: the freed
      * quantity's prior is the wide component of its contaminated fault prior.
      */
-    private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, Differences differences,
+    private static HypothesisFit fitOne(Scenario prior, List<Param> params, List<Obs> obs, Points points,
                                         FitHypothesis h, double p, List<double[]> starts, double[] optimum, boolean gross) {
         int n = params.size();
         double[] mean = new double[n], sigma = new double[n];
@@ -352,7 +352,7 @@ public final class Fit {
             mean[j] = q.mean;
             sigma[j] = !h.frees(q.param) ? q.nominalSigma : gross && !Double.isNaN(q.grossSigma) ? q.grossSigma : q.faultSigma;
         }
-        Evaluator ev = new Evaluator(prior, params, obs, sigma, differences);
+        Evaluator ev = new Evaluator(prior, params, obs, sigma, points);
         double[] x = mean.clone();
         boolean converged = true;
         if (!obs.isEmpty()) {
@@ -653,16 +653,16 @@ public final class Fit {
         final List<Param> params;
         final List<Obs> obs;
         final double[] sigma, logMeasured;
-        final Differences differences;
+        final Points points;
         double[] best;
         double bestCost = Double.POSITIVE_INFINITY;
 
-        Evaluator(Scenario prior, List<Param> params, List<Obs> obs, double[] sigma, Differences differences) {
+        Evaluator(Scenario prior, List<Param> params, List<Obs> obs, double[] sigma, Points points) {
             this.prior = prior;
             this.params = params;
             this.obs = obs;
             this.sigma = sigma;
-            this.differences = differences;
+            this.points = points;
             logMeasured = obs.stream().mapToDouble(o -> Math.log(o.measured)).toArray();
         }
 
@@ -725,10 +725,10 @@ public final class Fit {
             if (lastX != null && java.util.Arrays.equals(x, lastX)) return lastF0;
             // the prior's predictions are read again (the facts, the pricing): remembered whole; elsewhere a point's
             // times alone, kept for the rest of the fit by the point (another hypothesis starts or steps there again)
-            double[] f0 = atPrior(x) ? logPredictions(x, true) : differences.values(x);
+            double[] f0 = atPrior(x) ? logPredictions(x, true) : points.values(x);
             if (f0 == null) {
                 f0 = logPredictions(x, false);
-                differences.putValues(x, f0);
+                points.putValues(x, f0);
             }
             int m = obs.size(), n = params.size();
             double[] r = new double[m + n];
@@ -772,7 +772,7 @@ public final class Fit {
             // the forward differences around the prior are every hypothesis' first (each starts there): remembered;
             // elsewhere each point is asked for once
             boolean prior = atPrior(x);
-            double[][] stepped = differences.get(x);
+            double[][] stepped = points.stepped(x);
             if (stepped == null) {
                 stepped = new double[n][];
                 for (int j = 0; j < n; j++) {
@@ -780,7 +780,7 @@ public final class Fit {
                     xh[j] += FD_STEP;
                     stepped[j] = logPredictions(xh, prior);
                 }
-                differences.put(x, stepped);
+                points.putStepped(x, stepped);
             }
             double[][] jac = new double[m + n][n];
             for (int j = 0; j < n; j++) {
@@ -794,30 +794,31 @@ public final class Fit {
     }
 
     /**
-     * The forward differences' log predictions of one fit, by the point they were taken around: the model at a point
-     * does not depend on the hypothesis, and the fit takes a Jacobian at the same point more than once (the narrow and
-     * wide fits of a contaminated prior start from the prior, the wide one of a link at the narrow one's optimum too, a
-     * fit's optimum is where its last accepted step took one, and SEVERAL starts from each single fault's optimum): a
-     * tenth of a fit's forward differences, each {@code n} predictions (counted over 1,000 runs of bench/fleet.py: 15,280 of 147,462 Jacobians away from the
-     * prior, whose own points the prediction memo already keeps). The same points give the same predictions, so the
-     * fit takes the same path. Beside them, Levenberg-Marquardt's values away from the prior, by point: their times
-     * alone ({@link StepModel#times}), where they had been whole predictions in the prediction memo, which nothing
-     * reads again but the optimum's (the facts and the pricing predict the chosen fit once more). `bench/ab.sh` against
-     * the build before, three pairs: B/A CPU 0.970, wall 0.990, the same reports (50th stop).
+     * What the model gave at a fit's points, by point: the model at a point does not depend on the hypothesis, and a
+     * fit comes back to its points. The log predictions of a Jacobian's forward differences, by the point they were
+     * taken around (the narrow and wide fits of a contaminated prior start from the prior, the wide one of a link at the
+     * narrow one's optimum too, a fit's optimum is where its last accepted step took one, and SEVERAL starts from each
+     * single fault's optimum): a tenth of a fit's forward differences, each {@code n} predictions (counted over 1,000
+     * runs of bench/fleet.py: 15,280 of 147,462 Jacobians away from the prior, whose own points the prediction memo
+     * already keeps). And Levenberg-Marquardt's values away from the prior: their times alone ({@link StepModel#times}),
+     * where they had been whole predictions in the prediction memo, which nothing reads again but the optimum's (the
+     * facts and the pricing predict the chosen fit once more); `bench/ab.sh` against the build before, three pairs: B/A
+     * CPU 0.970, wall 0.990, the same reports (50th stop). The same points give the same predictions, so the fit takes
+     * the same path.
      */
-    private static final class Differences {
-        private final java.util.HashMap<Point, double[][]> byPoint = new java.util.HashMap<>();
+    private static final class Points {
+        private final java.util.HashMap<Point, double[][]> stepped = new java.util.HashMap<>();
+        private final java.util.HashMap<Point, double[]> values = new java.util.HashMap<>();
 
-        double[][] get(double[] x) { return byPoint.get(new Point(x)); }
+        /** The log predictions of the forward differences around {@code x}, one array a coordinate; else null. */
+        double[][] stepped(double[] x) { return stepped.get(new Point(x)); }
 
-        void put(double[] x, double[][] stepped) { byPoint.put(new Point(x.clone()), stepped); }
+        void putStepped(double[] x, double[][] logPredictions) { stepped.put(new Point(x.clone()), logPredictions); }
 
-        private final java.util.HashMap<Point, double[]> valuesByPoint = new java.util.HashMap<>();
+        /** The log predictions at {@code x} away from the prior; else null. */
+        double[] values(double[] x) { return values.get(new Point(x)); }
 
-        /** The log predictions at {@code x} away from the prior, once worked out in this fit; else null. */
-        double[] values(double[] x) { return valuesByPoint.get(new Point(x)); }
-
-        void putValues(double[] x, double[] logPredictions) { valuesByPoint.put(new Point(x.clone()), logPredictions); }
+        void putValues(double[] x, double[] logPredictions) { values.put(new Point(x.clone()), logPredictions); }
 
         /** A point of the fit's coordinates, equal bit for bit (by its values, not as a record of its array). */
         private static final class Point {
