@@ -145,7 +145,8 @@ class RunnableJarTest {
      * (a file or a folder of one log per rank, as --log X or --log=X), parse's files, a run file's log: (YAML, relative
      * to the run file, quoted and commented; JSON); search and validate on the client compiler, validate --leave-out
      * with both; batch of a folder of at most 3,000 entries and 32 MiB on the client compiler, a larger one with both;
-     * every batch's heap on transparent huge pages where the kernel's setting is [madvise] or [always].
+     * every batch's heap on transparent huge pages where the kernel's setting is [madvise] or [always]; a batch with both
+     * compilers without C2's loop predicates from the profile.
      * The choice is read off the JVM's own account of its options (-XX:+PrintCommandLineFlags, its first line of
      * output); the large logs are files of zeros, which the commands then refuse.
      */
@@ -216,6 +217,9 @@ class RunnableJarTest {
                 assertEquals(alone, flags.contains("-XX:TieredStopAtLevel=1"), args + ": " + flags);
                 assertEquals(hugePages && args.get(0).equals("batch"), flags.contains("-XX:+UseTransparentHugePages"),
                         args + " (kernel: " + thpMode.strip() + "): " + flags);
+                // a batch with both compilers predicates no loop from its profile; a command on C1 alone has no C2
+                assertEquals(!alone && args.get(0).equals("batch"), flags.contains("-XX:-UseProfiledLoopPredicate"),
+                        args + ": " + flags);
                 boolean directed = directives.contains(args);
                 assertEquals(directed, flags.contains("-XX:CompilerDirectivesFile=" + DIRECTIVES.toAbsolutePath()), args + ": " + flags);
                 // the JVM's own line, which the launcher keeps off standard output (here the user's option brings it back)
