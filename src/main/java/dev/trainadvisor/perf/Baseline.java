@@ -83,8 +83,8 @@ public final class Baseline {
     public Priced price(RunChange change) {
         if (scenarioFile == null) scenarioFile = RunFile.of(scenario.cluster(), scenario.run());
         RunSpec changed = changed(scenarioFile, change);
-        // the fit pins link bandwidths the user never wrote; what the change clears is shown against the user's run
         if (changed == null) return null;
+        // the fit pins link bandwidths the user never wrote; what the change clears is shown against the user's run
         if (userFile == null) userFile = RunFile.of(catalogue.cluster(), catalogue.run());
         return new Priced(changed, predict(scenario, changed), change.effectiveOn(userFile));
     }
