@@ -54,8 +54,8 @@ public final class CommModel {
      * the layout and the cluster's links (the context), not on the compute or the efficiencies, so the predictions of
      * one layout on one cluster (a fit moves the compute scale and the overlap between them) share them. Immutable.
      */
-    record Planned(StepContext context, List<CollectivePlan> plans, double[] seconds, CallCost[] costs,
-                   double[] demand, double copySeconds) {
+    record Planned(StepContext context, List<CollectivePlan> plans, CollectivePlan[] byIndex, double[] seconds,
+                   CallCost[] costs, double[] demand, double copySeconds) {
         static Planned of(List<ParallelDimension> dimensions, StepContext context) {
             List<CollectivePlan> out = new ArrayList<>();
             for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
@@ -71,18 +71,31 @@ public final class CommModel {
             double[] demand = new double[WINDOWS];
             for (int i = 0; i < seconds.length; i++) demand[out.get(i).window().ordinal()] += seconds[i];
             // the copies FSDP2 makes around its collectives depend on the context alone, as the plans do
-            return new Planned(context, List.copyOf(out), seconds, costs, demand, DataParallel.copySeconds(context));
+            // the plans also as an array, which every prediction's overlap reads by index (through the list, of one
+            // class or another by its length, List.get was not inlined there: 2% of a batch's samples)
+            List<CollectivePlan> plans = List.copyOf(out);
+            return new Planned(context, plans, plans.toArray(new CollectivePlan[0]), seconds, costs, demand,
+                    DataParallel.copySeconds(context));
         }
     }
 
     /** The collectives of {@code planned}, overlapped with {@code compute} at {@code eff}'s overlap fraction. */
     static List<Collective> of(Planned planned, ComputeTime compute, Efficiency eff) {
-        return overlap(planned, windows(planned, compute), eff.overlapFraction());
+        return of(planned, windows(planned, compute), eff);
+    }
+
+    /** As {@link #of(Planned, ComputeTime, Efficiency)}, with the compute's windows given. */
+    static List<Collective> of(Planned planned, Windows w, Efficiency eff) {
+        return overlap(planned, w, eff.overlapFraction());
     }
 
     /** The compute windows of a step of {@code planned}'s layout whose micro-batches take {@code compute}. */
     static Windows windows(Planned planned, ComputeTime compute) {
-        int mb = planned.context().training().microBatches();
+        return windows(planned.context().training().microBatches(), compute);
+    }
+
+    /** The compute windows of a step of {@code mb} micro-batches, each taking {@code compute}. */
+    static Windows windows(int mb, ComputeTime compute) {
         return new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
                 compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
                 mb * compute.gemmSeconds(), (mb - 1) * (compute.forwardSeconds() + compute.backwardSeconds()));
@@ -101,7 +114,7 @@ public final class CommModel {
         List<CollectivePlan> pending = planned.plans();
         List<Collective> out = new ArrayList<>(pending.size());
         for (int i = 0; i < pending.size(); i++) {
-            CollectivePlan p = pending.get(i);
+            CollectivePlan p = planned.byIndex()[i];
             double s = planned.seconds()[i];
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s,
                     exposed(planned, i, w, overlapFraction), p.window(), p.forwardShare(), p.afterBackward(),
@@ -116,7 +129,7 @@ public final class CommModel {
      * give the same seconds.
      */
     static double exposed(Planned planned, int i, Windows w, double overlapFraction) {
-        CollectivePlan p = planned.plans().get(i);
+        CollectivePlan p = planned.byIndex()[i];
         double s = planned.seconds()[i];
         double exposed = s;
         if (p.window() != OverlapWindow.NONE && s > 0) {

@@ -68,25 +68,29 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
      * A micro-batch's operations with what the step takes of each from the layout and the GPU alone, not from the
      * efficiencies: the wave-quantization efficiency, the GEMM curve's fraction at its inner dimension, the forward
      * passes the recomputation makes, the kernels launched in all, and the GPU's GEMM curve itself (the Roofline's). Worked
-     * out once per layout (StepModel.Pieces).
+     * out once per layout (StepModel.Pieces). {@code doubledPasses}: where an operation's backward is twice its
+     * forward (Roofline#backwardSeconds: all but a grouped GEMM), its forward-equivalent passes as the prediction works
+     * them out, {@code passes - 2 + backward / forward}, with the quotient's exact 2 (twice a finite positive double
+     * over itself); NaN elsewhere.
      */
-    record Operations(List<Operation> list, double[] wave, double[] inner, double[] passes, double launches,
-                      KernelCurve curve) {
+    record Operations(List<Operation> list, double[] wave, double[] inner, double[] passes, double[] doubledPasses,
+                      double launches, KernelCurve curve) {
         static Operations of(List<Operation> ops, Training t, Gpu gpu) {
             double share = t.fullRecomputeShare();
             boolean selective = t.recompute() == Recompute.SELECTIVE;
             KernelCurve curve = dev.trainadvisor.spec.Catalog.builtIn().gemmCurve(gpu.architecture());
             int sms = Roofline.sms(gpu), n = ops.size();
-            double[] wave = new double[n], inner = new double[n], passes = new double[n];
+            double[] wave = new double[n], inner = new double[n], passes = new double[n], doubled = new double[n];
             double launches = 0;
             for (int i = 0; i < n; i++) {
                 Operation o = ops.get(i);
                 wave[i] = Roofline.waveEfficiency(o, sms);
                 inner[i] = Roofline.innerFraction(curve, o);
                 passes[i] = o.passes(share, selective);
+                doubled[i] = Roofline.backwardIsTwiceForward(o) ? passes[i] - 2 + 2.0 : Double.NaN;
                 launches += o.launches(share, selective);
             }
-            return new Operations(List.copyOf(ops), wave, inner, passes, launches, curve);
+            return new Operations(List.copyOf(ops), wave, inner, passes, doubled, launches, curve);
         }
     }
 
@@ -101,9 +105,13 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             Operation o = operations.get(i);
             double fwd = roofline.forwardSeconds(o, ops.wave()[i], ops.inner()[i]);
             // forward-equivalent passes: the backward's own time (two forwards, but for a grouped GEMM's weight
-            // gradients) over the forward's, with the recomputed forwards
-            double passes = fwd > 0 ? ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd
-                    : ops.passes()[i];
+            // gradients) over the forward's, with the recomputed forwards; where the backward is two forwards, the
+            // quotient is 2 exactly and the sum the layout's (doubledPasses): the same double, without timing the
+            // operation again (a fit times a layout's compute at hundreds of points a run)
+            double doubled = ops.doubledPasses()[i];
+            double passes = !(fwd > 0) ? ops.passes()[i]
+                    : doubled == doubled && fwd < Double.MAX_VALUE / 2 ? doubled
+                    : ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd;
             fwds[i] = fwd;
             allPasses[i] = passes;
             forward += fwd;

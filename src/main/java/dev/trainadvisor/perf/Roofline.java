@@ -100,10 +100,15 @@ public final class Roofline {
     public double backwardSeconds(Operation o) { return backwardSeconds(o, waveEfficiency(o), innerFraction(o)); }
 
     double backwardSeconds(Operation o, double wave, double inner) {
-        if (o.kind() != Operation.Kind.GEMM || o.bytes() <= 0) return 2 * forwardSeconds(o, wave, inner);
+        if (backwardIsTwiceForward(o)) return 2 * forwardSeconds(o, wave, inner);
         double compute = o.flops() / (gemmRate * wave);
         double weightGradient = o.bytes() - 2 * o.weights() + 2 * gradBytes * o.weights();
         return bound(compute, o.bytes()) + bound(compute, weightGradient);
+    }
+
+    /** Whether {@link #backwardSeconds} is twice {@link #forwardSeconds}: every operation but a grouped GEMM. */
+    static boolean backwardIsTwiceForward(Operation o) {
+        return o.kind() != Operation.Kind.GEMM || o.bytes() <= 0;
     }
 
     /**

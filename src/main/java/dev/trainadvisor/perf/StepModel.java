@@ -178,17 +178,25 @@ public final class StepModel {
      * slots, replaced in turn, matched on the layout's pieces by identity and the rest by value.
      */
     static final class Recent {
-        final Slots<ComputeTime> computes = new Slots<>();
+        final Slots<Timed> computes = new Slots<>();
         final Slots<CommModel.Planned> planneds = new Slots<>();
 
-        ComputeTime compute(Pieces pieces, Efficiency eff, java.util.function.Supplier<ComputeTime> f) {
-            // a micro-batch is timed alike by efficiencies that differ in the overlap alone: a fit's step along the
-            // overlap keeps the compute
-            return computes.get(pieces, eff, Efficiency::equalsBesidesOverlap, f);
+        /**
+         * A micro-batch's compute at {@code eff} with its overlap windows (they depend on the compute and the layout's
+         * micro-batches alone). A micro-batch is timed alike by efficiencies that differ in the overlap alone: a fit's
+         * step along the overlap keeps the compute.
+         */
+        Timed compute(Pieces pieces, Parallel p, Training t, dev.trainadvisor.spec.Gpu gpu, Efficiency eff) {
+            Timed c = computes.find(pieces, eff, Efficiency::equalsBesidesOverlap);
+            if (c != null) return c;
+            ComputeTime compute = ComputeTime.of(pieces.operations, p, t, gpu, eff);
+            return computes.put(pieces, eff, new Timed(compute, CommModel.windows(t.microBatches(), compute)));
         }
 
-        CommModel.Planned planned(Pieces pieces, Cluster cluster, java.util.function.Supplier<CommModel.Planned> f) {
-            return planneds.get(pieces, cluster, Recent::sameCluster, f);
+        CommModel.Planned planned(Pieces pieces, Cluster cluster, Model m, Parallel p, Training t) {
+            CommModel.Planned c = planneds.find(pieces, cluster, Recent::sameCluster);
+            return c != null ? c : planneds.put(pieces, cluster, CommModel.Planned.of(ParallelDimension.SHIPPED,
+                    StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
         }
 
         /** Equal clusters, the links' bandwidths (what a fit moves) compared before the rest. */
@@ -202,7 +210,14 @@ public final class StepModel {
         }
     }
 
-    /** A few values by layout (its pieces, by identity) and another input (matched by {@code same}), replaced in turn. */
+    /** A micro-batch's compute and the step's overlap windows it makes. */
+    record Timed(ComputeTime compute, CommModel.Windows windows) {}
+
+    /**
+     * A few values by layout (its pieces, by identity) and another input (matched by {@code same}), replaced in turn.
+     * Looked up and filled apart, so that a look-up the slots answer allocates nothing (a supplier capturing the
+     * prediction's inputs was made at every one: 1.3% of a batch's bytes).
+     */
     static final class Slots<V> {
         static final int SLOTS = 4;
         private final Pieces[] layouts = new Pieces[SLOTS];
@@ -211,14 +226,19 @@ public final class StepModel {
         /** Look-ups answered from the slots (tests: the slots are used). */
         long hits;
 
+        /** The value kept for {@code pieces} and a key {@code same} as {@code key}; null when none is. */
         @SuppressWarnings("unchecked")
-        <K> V get(Pieces pieces, K key, java.util.function.BiPredicate<K, K> same, java.util.function.Supplier<V> f) {
+        <K> V find(Pieces pieces, K key, java.util.function.BiPredicate<K, K> same) {
             for (int i = 0; i < SLOTS; i++)
                 if (layouts[i] == pieces && same.test((K) keys[i], key)) {
                     hits++;
                     return (V) values[i];
                 }
-            V v = f.get();
+            return null;
+        }
+
+        /** Keeps {@code v} in the next slot in turn; returns it. */
+        <K> V put(Pieces pieces, K key, V v) {
             layouts[next] = pieces;
             keys[next] = key;
             values[next] = v;
@@ -236,7 +256,7 @@ public final class StepModel {
         FlopsPerToken flops = pieces.flops;
         Core core = Core.of(cluster, m, p, t, eff, pieces);
         ComputeTime compute = core.compute();
-        List<Collective> collectives = CommModel.of(core.planned(), compute, eff);
+        List<Collective> collectives = CommModel.of(core.planned(), core.windows(), eff);
         MemoryEstimate memory = pieces.memory;
         double forward = core.forward(), backward = core.backward(), bubble = core.bubble(), optimizer = core.optimizer();
         double framework = core.framework(), copies = core.planned().copySeconds();
@@ -282,14 +302,14 @@ public final class StepModel {
      * backward of every micro-batch, the pipeline bubble, the offload's costs, the optimizer, the framework's own time,
      * and the step without its exposed collectives.
      */
-    private record Core(ComputeTime compute, CommModel.Planned planned, double forward, double backward, double bubble,
+    private record Core(ComputeTime compute, CommModel.Windows windows, CommModel.Planned planned, double forward, double backward, double bubble,
                         Offloading.Cost offload, double optimizer, double framework, double step) {
         static Core of(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
             int mb = t.microBatches();
             Recent recent = RECENT.get();
-            ComputeTime compute = recent.compute(pieces, eff, () -> ComputeTime.of(pieces.operations, p, t, cluster.gpu(), eff));
-            CommModel.Planned planned = recent.planned(pieces, cluster, () -> CommModel.Planned.of(ParallelDimension.SHIPPED,
-                    StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+            Timed timed = recent.compute(pieces, p, t, cluster.gpu(), eff);
+            ComputeTime compute = timed.compute();
+            CommModel.Planned planned = recent.planned(pieces, cluster, m, p, t);
             StepContext context = planned.context();
             double forward = mb * compute.forwardSeconds();
             double backward = mb * compute.backwardSeconds();
@@ -301,7 +321,7 @@ public final class StepModel {
             double framework = frameworkSeconds(context, eff);
             double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
             step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
-            return new Core(compute, planned, forward, backward, bubble, offload, optimizer, framework, step);
+            return new Core(compute, timed.windows(), planned, forward, backward, bubble, offload, optimizer, framework, step);
         }
     }
 
@@ -335,11 +355,11 @@ public final class StepModel {
         double after = core.optimizer() + core.framework() + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
                 + (offload.copiesOutS() > 0 ? offload.copiesOutS() : 0);
         double fwd = core.forward(), bwd = core.backward();
-        CommModel.Windows w = CommModel.windows(planned, core.compute());
+        CommModel.Windows w = core.windows();
         double overlap = eff.overlapFraction();
-        List<CollectivePlan> plans = planned.plans();
-        for (int i = 0; i < plans.size(); i++) {
-            CollectivePlan c = plans.get(i);
+        CollectivePlan[] plans = planned.byIndex();
+        for (int i = 0; i < plans.length; i++) {
+            CollectivePlan c = plans[i];
             double exposed = CommModel.exposed(planned, i, w, overlap);
             step += exposed;
             // Collective#exposedForward, #exposedBackward and #exposedAfterBackward
