@@ -302,8 +302,9 @@ public final class StepModel {
      * backward of every micro-batch, the pipeline bubble, the offload's costs, the optimizer, the framework's own time,
      * and the step without its exposed collectives.
      */
-    private record Core(ComputeTime compute, CommModel.Windows windows, CommModel.Planned planned, double forward, double backward, double bubble,
-                        Offloading.Cost offload, double optimizer, double framework, double step) {
+    private record Core(ComputeTime compute, CommModel.Windows windows, CommModel.Planned planned, double forward,
+                        double backward, double bubble, Offloading.Cost offload, double optimizer, double framework,
+                        double step) {
         static Core of(Cluster cluster, Model m, Parallel p, Training t, Efficiency eff, Pieces pieces) {
             int mb = t.microBatches();
             Recent recent = RECENT.get();
@@ -321,7 +322,8 @@ public final class StepModel {
             double framework = frameworkSeconds(context, eff);
             double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
             step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
-            return new Core(compute, timed.windows(), planned, forward, backward, bubble, offload, optimizer, framework, step);
+            return new Core(compute, timed.windows(), planned, forward, backward, bubble, offload, optimizer, framework,
+                    step);
         }
     }
 
