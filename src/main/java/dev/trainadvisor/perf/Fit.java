@@ -403,7 +403,6 @@ public final class Fit {
         return -1;
     }
 
-
     /**
      * The evidence of a hypothesis that frees one quantity, integrated numerically along that quantity and in the
      * Laplace approximation across the others. The Laplace approximation alone takes the posterior to be normal; a
