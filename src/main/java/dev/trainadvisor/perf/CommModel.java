@@ -54,8 +54,8 @@ public final class CommModel {
      * the layout and the cluster's links (the context), not on the compute or the efficiencies, so the predictions of
      * one layout on one cluster (a fit moves the compute scale and the overlap between them) share them. Immutable.
      */
-    record Planned(StepContext context, List<CollectivePlan> plans, CollectivePlan[] byIndex, double[] seconds,
-                   CallCost[] costs, double[] demand, double copySeconds) {
+    record Planned(StepContext context, CollectivePlan[] plans, double[] seconds, CallCost[] costs, double[] demand,
+                   double copySeconds) {
         static Planned of(List<ParallelDimension> dimensions, StepContext context) {
             List<CollectivePlan> out = new ArrayList<>();
             for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
@@ -71,10 +71,9 @@ public final class CommModel {
             double[] demand = new double[WINDOWS];
             for (int i = 0; i < seconds.length; i++) demand[out.get(i).window().ordinal()] += seconds[i];
             // the copies FSDP2 makes around its collectives depend on the context alone, as the plans do
-            // the plans also as an array, which every prediction's overlap reads by index (through the list, of one
-            // class or another by its length, List.get was not inlined there: 2% of a batch's samples)
-            List<CollectivePlan> plans = List.copyOf(out);
-            return new Planned(context, plans, plans.toArray(new CollectivePlan[0]), seconds, costs, demand,
+            // an array, which every prediction's overlap reads by index (through an immutable list, of one class or
+            // another by its length, List.get was not inlined there: 2% of a batch's samples)
+            return new Planned(context, out.toArray(new CollectivePlan[0]), seconds, costs, demand,
                     DataParallel.copySeconds(context));
         }
     }
@@ -111,10 +110,10 @@ public final class CommModel {
      * window's compute advances at 1 / (1 + i) of its pace, so the window lasts {@code hidden x i / (1 + i)} longer.
      */
     private static List<Collective> overlap(Planned planned, Windows w, double overlapFraction) {
-        List<CollectivePlan> pending = planned.plans();
-        List<Collective> out = new ArrayList<>(pending.size());
-        for (int i = 0; i < pending.size(); i++) {
-            CollectivePlan p = planned.byIndex()[i];
+        CollectivePlan[] plans = planned.plans();
+        List<Collective> out = new ArrayList<>(plans.length);
+        for (int i = 0; i < plans.length; i++) {
+            CollectivePlan p = plans[i];
             double s = planned.seconds()[i];
             out.add(new Collective(p.op(), p.n(), p.bytesPerPass(), p.multiplicity(), p.calls(), p.link(), s,
                     exposed(planned, i, w, overlapFraction), p.window(), p.forwardShare(), p.afterBackward(),
@@ -129,7 +128,7 @@ public final class CommModel {
      * give the same seconds.
      */
     static double exposed(Planned planned, int i, Windows w, double overlapFraction) {
-        CollectivePlan p = planned.byIndex()[i];
+        CollectivePlan p = planned.plans()[i];
         double s = planned.seconds()[i];
         double exposed = s;
         if (p.window() != OverlapWindow.NONE && s > 0) {

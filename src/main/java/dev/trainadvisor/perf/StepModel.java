@@ -359,7 +359,7 @@ public final class StepModel {
         double fwd = core.forward(), bwd = core.backward();
         CommModel.Windows w = core.windows();
         double overlap = eff.overlapFraction();
-        CollectivePlan[] plans = planned.byIndex();
+        CollectivePlan[] plans = planned.plans();
         for (int i = 0; i < plans.length; i++) {
             CollectivePlan c = plans[i];
             double exposed = CommModel.exposed(planned, i, w, overlap);
