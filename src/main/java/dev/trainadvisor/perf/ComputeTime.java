@@ -110,7 +110,7 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             // operation again (a fit times a layout's compute at hundreds of points a run)
             double doubled = ops.doubledPasses()[i];
             double passes = !(fwd > 0) ? ops.passes()[i]
-                    : doubled == doubled && fwd < Double.MAX_VALUE / 2 ? doubled
+                    : !Double.isNaN(doubled) && fwd < Double.MAX_VALUE / 2 ? doubled
                     : ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd;
             fwds[i] = fwd;
             allPasses[i] = passes;
