@@ -222,7 +222,7 @@ public final class Fit {
             if (contaminated) {
                 // a contaminated fault prior: the evidence is the mixture's, the fit the likelier component's. The wide
                 // component of a quantity started beyond the prior (a link) starts where the narrow one ended, and at
-                // the prior: the narrow fit has left the flat stretch of a hidden collective from its own starts one
+                // the prior: the narrow fit has left the flat stretch of a hidden collective from its own starts up
                 // to three fault sigmas down, and the wide prior, the same but wider on that quantity, only pulls less
                 // towards the catalogue (wideStarts)
                 double[] xg = new double[params.size()];
@@ -358,7 +358,7 @@ public final class Fit {
         if (!obs.isEmpty()) {
             // A collective hidden behind compute does not move the times until its bandwidth drops far enough to
             // stick out: at the prior the derivative is zero and Levenberg-Marquardt would not leave it. So a freed
-            // quantity is also started one and two fault sigmas towards the slow side, and the best fit is kept.
+            // quantity is also started fault sigmas towards the slow side (START_SIGMAS), and the best fit is kept.
             double bestCost = Double.POSITIVE_INFINITY;
             for (double[] start : starts != null ? withPrior(mean, starts) : starts(params, mean, h)) {
                 ev.resetBest();
@@ -444,7 +444,7 @@ public final class Fit {
 
     /**
      * The starts of the wide component of a contaminated prior beyond the prior itself: for a link, the narrow
-     * component's optimum rather than one, two and three fault sigmas down, as the narrow one starts: the same answer
+     * component's optimum rather than the fault sigmas down the narrow one starts from: the same answer
      * for half the starts. Measured (48th stop) on bench/fleet.py's 10,000 runs (`batch --format csv`): 6 runs print another
      * last digit (a top impact of 1, a best speed-up of 2, a share lost of 4, an achievable TFLOPS of 1), no top cause,
      * severity or best remedy changes; AttributionPropertyTest's 1,000 generated runs unchanged (365 of 366 material
@@ -470,9 +470,24 @@ public final class Fit {
     }
 
     /**
-     * Starting points: the prior, and for each link or overlap the hypothesis frees, its coordinate one, two and three
-     * fault sigmas towards a slower step (lower bandwidth, less overlap): a link at 5% of its rating is three link
-     * fault sigmas down, and from nearer the prior the fit would slow compute instead, a local minimum.
+     * How many fault sigmas towards a slower step a freed link or overlap is started beyond the prior ({@link #starts}):
+     * a link at 5% of its rating is three link fault sigmas down, and from nearer the prior the fit would slow compute
+     * instead, a local minimum; nearer ones find the optima between. Chosen by how often the best of the starts misses
+     * the lowest optimum of 25 (the prior and every quarter sigma to six down), on bench/fleet.py's fleet (53rd stop): on
+     * its first 3,000 runs (7,415 narrow link and overlap fits) the starts 1, 2 and 3 missed it (by more than 1e-6 of the
+     * cost) in 107 fits, 23 of them by more than 0.01, in all by 4.5; 0.75, 1.75 and 3, the best three with 3 among
+     * them, 73, 1 and 0.06. On the other 7,000 runs, not used to choose (17,154 fits): 1, 2 and 3 missed in 280, 46 by
+     * more than 0.01, 6.6 in all; 0.75, 1.75 and 3 in 205, 7 and 1.9 (two starts, 0.75 and 3, missed by 94 in all
+     * there). Over the whole fleet (24,569 fits) the new starts end lower than the old by more than 0.01 in 64 fits and
+     * higher in 3; `batch --format csv` differs from the 25 starts' in 18 runs where the old starts' differed in 31
+     * (by at most 1.1% a cell; the new starts' largest, 0.4 points of a 1.5% share lost, in a run the old starts had
+     * right); the same number of starts, the same CPU (`bench/ab.sh` B/A 1.003 over three pairs). FitStartsTest.
+     */
+    private static final double[] START_SIGMAS = {0.75, 1.75, 3};
+
+    /**
+     * Starting points: the prior, and for each link or overlap the hypothesis frees, its coordinate
+     * {@link #START_SIGMAS} fault sigmas towards a slower step (lower bandwidth, less overlap).
      */
     private static List<double[]> starts(List<Param> params, double[] mean, FitHypothesis h) {
         List<double[]> out = new ArrayList<>();
@@ -482,7 +497,7 @@ public final class Fit {
             // compute moves every time at every value: from the prior the fit finds its way; only a quantity that can
             // hide (a link's bandwidth, the overlap) has flat stretches to start beyond
             if (!h.frees(q.param) || !startsBeyondPrior(q)) continue;
-            for (double k : new double[]{1, 2, 3}) {
+            for (double k : START_SIGMAS) {
                 double[] s = mean.clone();
                 s[j] = mean[j] - k * q.faultSigma;
                 out.add(s);
