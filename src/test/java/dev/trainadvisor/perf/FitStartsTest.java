@@ -63,4 +63,15 @@ class FitStartsTest {
         assertEquals(12.2050, hypothesis("run-02773.json", FitHypothesis.NOMINAL).cost(), 1e-3);
         assertEquals(10.2002, hypothesis("run-05176.json", FitHypothesis.NOMINAL).cost(), 1e-3);
     }
+
+    /**
+     * Several faults at once (Fit.SEVERAL_STARTS): GPT-3 1.3B under ZeRO 1 on one DGX A100 node, TFLOPS alone. Started
+     * from the prior and every single fault's optimum, as until the 53rd stop, the fit ends at a cost of 9.7715; from the
+     * prior and the best single fault's optimum alone (the compute's) it would end at 21.133, while the two best (the
+     * compute's and the intra-node link's) reach 9.7715 (a probe build of the 53rd stop).
+     */
+    @Test
+    void severalFaultsStartFromTheTwoBestSingleFaults() {
+        assertEquals(9.7715, hypothesis("run-00418.json", FitHypothesis.SEVERAL).cost(), 1e-3);
+    }
 }
