@@ -194,9 +194,10 @@ public final class Fit {
      * refine what is known. Measured on bench/fleet.py's fleet (53rd stop, a probe build following every run past the
      * point it would stop): of the 108,018 Levenberg-Marquardt runs that came within 3e-3 of an earlier optimum no
      * costlier, none went on to end lower by more than 0.01 of the cost (within 1e-2, two did, by 0.017 at most); the
-     * predictions after that point were 12% of the runs' predictions at 1e-3, 23% at 1e-2. At 3e-3: B/A CPU 0.980 over three pairs (1e-2: 0.968),
-     * and `batch --format csv` prints another last digit in 61 runs, by at most 0.11% (at 1e-2 one share by 2.8%,
-     * a run with two optima that close). FitStartsTest holds the fit to running every start to its end.
+     * predictions after that point were 12% of the runs' predictions at 1e-3, 23% at 1e-2. At 3e-3: B/A CPU 0.980
+     * over three pairs (1e-2: 0.968), and `batch --format csv` prints another last digit in 61 runs, by at most 0.11%
+     * (at 1e-2 one share by 2.8%, a run with two optima that close). FitStartsTest holds the fit to running every
+     * start to its end.
      */
     static final double AT_OPTIMUM = 3e-3;
 
@@ -243,10 +244,8 @@ public final class Fit {
                     h == FitHypothesis.SEVERAL ? withPrior(means(params), severalStarts(fits, optima)) : null, x, false);
             if (contaminated) {
                 // a contaminated fault prior: the evidence is the mixture's, the fit the likelier component's. The wide
-                // component of a quantity started beyond the prior (a link) starts where the narrow one ended, and at
-                // the prior: the narrow fit has left the flat stretch of a hidden collective from its own starts up
-                // to three fault sigmas down, and the wide prior, the same but wider on that quantity, only pulls less
-                // towards the catalogue (wideStarts)
+                // component of a quantity started beyond the prior (a link) starts where the narrow one ended and far
+                // down, where the wide prior allows an optimum the narrow one's starts do not reach (wideStarts)
                 double[] xg = new double[params.size()];
                 HypothesisFit narrow = f;
                 HypothesisFit wide = fitOne(prior, params, obs, points, stopAtOptima, h, p * GROSS_SHARE,
@@ -605,9 +604,9 @@ public final class Fit {
      * from 2 to 3 sigmas down, 2 misses by 0.69-0.77 (at 1.75, 8 by 17.5; at 3.25, 1 by 0.33 but 8 by 1.6 on the
      * others); held out on the other 7,000, 2.25 to 2.75 miss once, by 0.06 (2, twice by 1.19; 3, once by 0.4). One
      * more Levenberg-Marquardt run a run (B/A CPU 1.005 over four pairs); `batch --format csv` prints other numbers in
-     * 102 runs (26 by more than 1% a cell or another word: 5 best remedies; no top cause or severity). The
-     * hypotheses that free a quantity miss by lowering the
-     * overlap rarely (the compute's narrow fit 9 of 9,906 by 4.3 in all, the links' 1 and 3), and are not started so.
+     * 102 runs (26 by more than 1% a cell or another word: 5 best remedies; no top cause or severity). The hypotheses
+     * that free a quantity miss by lowering the overlap rarely (the compute's narrow fit 9 of 9,906 by 4.3 in all, the
+     * links' 1 and 3), and are not started so.
      */
     private static final double NOMINAL_OVERLAP_START_SIGMAS = 2.5;
 
