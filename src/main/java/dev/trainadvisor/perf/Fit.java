@@ -376,7 +376,6 @@ public final class Fit {
             sigma[j] = !h.frees(q.param) ? q.nominalSigma : gross && !Double.isNaN(q.grossSigma) ? q.grossSigma : q.faultSigma;
         }
         Evaluator ev = new Evaluator(prior, params, obs, sigma, points);
-        ev.stopAtOptima = stopAtOptima;
         double[] x = mean.clone();
         boolean converged = true;
         if (!obs.isEmpty()) {
@@ -396,14 +395,14 @@ public final class Fit {
                 // too many evaluations, or no further decrease within the tolerances: keep the best point seen
                 if (!ok) xs = ev.best.clone();
                 double c = ev.cost(xs);
-                if (ok) ev.converged(xs, c);
+                if (ok && stopAtOptima) ev.converged(xs, c);
                 if (c < bestCost) {
                     bestCost = c;
                     x = xs;
                     converged = ok;
                 }
             }
-            ev.stopAtOptima = false;
+            ev.forgetOptima();   // the optimum's own Jacobian, asked for below, must not stop anything
         }
         System.arraycopy(x, 0, optimum, 0, n);
         Pair<RealVector, RealMatrix> at = ev.at(x);
@@ -759,11 +758,9 @@ public final class Fit {
         double[] best;
         double bestCost = Double.POSITIVE_INFINITY;
 
-        /** The optima earlier starts of this hypothesis converged to, with their costs. */
+        /** The optima earlier starts of this hypothesis converged to, with their costs: a run that reaches one stops. */
         private final List<double[]> optima = new ArrayList<>();
         private final List<Double> optimaCosts = new ArrayList<>();
-        /** Whether a run that reaches one of {@link #optima} stops there ({@link AtAnOptimum}); off after the starts. */
-        boolean stopAtOptima = true;
 
         /** A start that has reached an optimum an earlier start converged to, at no lower a cost. */
         static final class AtAnOptimum extends RuntimeException {
@@ -776,6 +773,12 @@ public final class Fit {
         void converged(double[] x, double cost) {
             optima.add(x.clone());
             optimaCosts.add(cost);
+        }
+
+        /** No optimum stops a run any more (the starts are done). */
+        void forgetOptima() {
+            optima.clear();
+            optimaCosts.clear();
         }
 
         /** Whether {@code x}, at {@code cost}, lies within {@link #AT_OPTIMUM} of a known optimum no costlier than it. */
@@ -903,7 +906,7 @@ public final class Fit {
             int m = obs.size(), n = params.size();
             double[] f0 = f0(x);
             // Levenberg-Marquardt asks for the Jacobian at the points it accepts: one at a known optimum ends the run
-            if (stopAtOptima && !optima.isEmpty()) {
+            if (!optima.isEmpty()) {
                 double c = 0;
                 for (double v : lastR) c += v * v;
                 if (atKnownOptimum(x, c)) throw AT_AN_OPTIMUM;
