@@ -19,6 +19,11 @@ public record CollectivePlan(CollectiveOp op, int n, double bytesPerPass, long m
         return new CollectivePlan(op, n, bytes, multiplicity, calls, link, window, 0.0, window == OverlapWindow.NONE);
     }
 
+    /** This collective bound by {@code other} instead: its group placed on another cluster. */
+    CollectivePlan on(LinkChoice other) {
+        return new CollectivePlan(op, n, bytesPerPass, multiplicity, calls, other, window, forwardShare, afterBackward);
+    }
+
     /** How one call runs: the algorithm NCCL would pick, its latency and its factor on the bytes ({@link CallCost}). */
     CallCost cost() {
         return CallCost.of(op.kind(), n, link, calls > 0 ? bytesPerPass * multiplicity / calls : bytesPerPass * multiplicity);

@@ -57,24 +57,85 @@ public final class CommModel {
     record Planned(StepContext context, CollectivePlan[] plans, double[] seconds, CallCost[] costs, double[] demand,
                    double copySeconds) {
         static Planned of(List<ParallelDimension> dimensions, StepContext context) {
+            return priced(context, plans(dimensions, context));
+        }
+
+        /** The collectives {@code dimensions} plan on {@code context}, in their order. */
+        static CollectivePlan[] plans(List<ParallelDimension> dimensions, StepContext context) {
             List<CollectivePlan> out = new ArrayList<>();
             for (ParallelDimension d : dimensions) out.addAll(d.collectives(context));
-            double[] seconds = new double[out.size()];
-            CallCost[] costs = new CallCost[out.size()];
+            return out.toArray(new CollectivePlan[0]);
+        }
+
+        /** {@code plans} on {@code context}, each call's cost and seconds worked out, and what each window must hide. */
+        static Planned priced(StepContext context, CollectivePlan[] plans) {
+            double[] seconds = new double[plans.length];
+            CallCost[] costs = new CallCost[plans.length];
             for (int i = 0; i < seconds.length; i++) {
-                costs[i] = out.get(i).cost();
-                seconds[i] = out.get(i).seconds(costs[i]);
+                costs[i] = plans[i].cost();
+                seconds[i] = plans[i].seconds(costs[i]);
             }
+            return of(context, plans, costs, seconds);
+        }
+
+        /** {@code plans} on {@code context} with their calls' costs and seconds, and what each window must hide. */
+        private static Planned of(StepContext context, CollectivePlan[] plans, CallCost[] costs, double[] seconds) {
             // the seconds each window must hide, summed in the collectives' order (an array by the window's ordinal: an
             // EnumMap of boxed sums was a tenth of the overlap's time, which runs at every prediction of a fit; from 0,
             // as the merge started from the first: 0 + s is s); they depend on the plans alone
             double[] demand = new double[WINDOWS];
-            for (int i = 0; i < seconds.length; i++) demand[out.get(i).window().ordinal()] += seconds[i];
+            for (int i = 0; i < seconds.length; i++) demand[plans[i].window().ordinal()] += seconds[i];
             // the copies FSDP2 makes around its collectives depend on the context alone, as the plans do
             // an array, which every prediction's overlap reads by index (through an immutable list, of one class or
             // another by its length, List.get was not inlined there: 2% of a batch's samples)
-            return new Planned(context, out.toArray(new CollectivePlan[0]), seconds, costs, demand,
-                    DataParallel.copySeconds(context));
+            return new Planned(context, plans, seconds, costs, demand, DataParallel.copySeconds(context));
+        }
+    }
+
+    /**
+     * A layout's collectives planned once on a cluster, each with how its group was placed, to plan them again on a
+     * cluster that differs in its links' bandwidths alone (the points of a fit along a link, and a link's evidence
+     * line): what a dimension plans (which collectives, their bytes, calls and windows) depends on the layout, the
+     * framework and the cluster's shape, and on the links only through the groups' placements (ParallelDimension), so
+     * the plans are the ones {@link Planned#of} makes there, their groups placed again ({@link Topology.Placement}: each
+     * distinct group once, though several collectives run on it) and their calls priced on the links they get.
+     * Immutable.
+     *
+     * @param placements each distinct placement of the plans' groups
+     * @param placedBy   the index in {@code placements} of each plan's
+     */
+    record Template(CollectivePlan[] plans, Topology.Placement[] placements, int[] placedBy) {
+        /**
+         * {@code plans}, planned on {@code context}, whose topology records its placements, with those placements; null
+         * where a plan's link was not placed by the topology, so cannot be placed again.
+         */
+        static Template of(CollectivePlan[] plans, StepContext context) {
+            List<Topology.Placement> distinct = new ArrayList<>();
+            int[] placedBy = new int[plans.length];
+            for (int i = 0; i < plans.length; i++) {
+                Topology.Placement how = context.topology().placementOf(plans[i].link());
+                if (how == null) return null;
+                int j = 0;
+                while (j < distinct.size() && distinct.get(j) != how) j++;
+                if (j == distinct.size()) distinct.add(how);
+                placedBy[i] = j;
+            }
+            return new Template(plans, distinct.toArray(new Topology.Placement[0]), placedBy);
+        }
+
+        /** The plans on {@code context}'s cluster, as {@link Planned#of} plans them there. */
+        Planned on(StepContext context) {
+            LinkChoice[] links = new LinkChoice[placements.length];
+            for (int j = 0; j < links.length; j++) links[j] = placements[j].on(context.topology());
+            CollectivePlan[] placed = new CollectivePlan[plans.length];
+            CallCost[] costs = new CallCost[plans.length];
+            double[] seconds = new double[plans.length];
+            for (int i = 0; i < plans.length; i++) {
+                placed[i] = plans[i].on(links[placedBy[i]]);
+                costs[i] = placed[i].cost();
+                seconds[i] = placed[i].seconds(costs[i]);
+            }
+            return Planned.of(context, placed, costs, seconds);
         }
     }
 

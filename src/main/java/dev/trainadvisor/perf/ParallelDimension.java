@@ -11,7 +11,12 @@ import java.util.List;
  */
 public interface ParallelDimension {
 
-    /** The collectives this dimension adds to one optimizer step of one GPU; none when its size is 1. */
+    /**
+     * The collectives this dimension adds to one optimizer step of one GPU; none when its size is 1. Each one's link is
+     * one the context's topology placed its group on (as placed, or {@link Topology#withInterference}), and nothing else
+     * of what is planned reads the cluster's links: a fit plans a layout once and places its groups again at every
+     * bandwidth it tries (CommModel.Template, checked by CollectiveTemplateTest over every reference layout).
+     */
     List<CollectivePlan> collectives(StepContext s);
 
     /** By how many ranks it divides {@code part} of a GPU's memory: 1 for what it leaves whole. */

@@ -19,8 +19,16 @@ public record StepContext(Cluster cluster, Model model, Parallel parallel, Train
 
     /** With the sharding and shard of the layout already worked out (StepModel.Pieces). */
     static StepContext of(Cluster c, Model m, Parallel p, Training t, Sharding sharding, Shard shard) {
-        return new StepContext(c, m, p, t, new Topology(c, p, p.ranks(t.framework())), sharding, shard,
-                StepOperations.tokensPerMicroBatch(p, t));
+        return of(c, m, p, t, sharding, shard, false);
+    }
+
+    /**
+     * As {@link #of(Cluster, Model, Parallel, Training, Sharding, Shard)}; {@code recording}: on a topology that
+     * remembers how it placed each group ({@link Topology#recording}), to plan a CommModel.Template on.
+     */
+    static StepContext of(Cluster c, Model m, Parallel p, Training t, Sharding sharding, Shard shard, boolean recording) {
+        Topology topology = recording ? Topology.recording(c, p, p.ranks(t.framework())) : new Topology(c, p, p.ranks(t.framework()));
+        return new StepContext(c, m, p, t, topology, sharding, shard, StepOperations.tokensPerMicroBatch(p, t));
     }
 
     /** Bytes of one 16-bit (or fp32) activation or weight element. */

@@ -180,6 +180,7 @@ public final class StepModel {
     static final class Recent {
         final Slots<Timed> computes = new Slots<>();
         final Slots<CommModel.Planned> planneds = new Slots<>();
+        final Slots<CommModel.Template> templates = new Slots<>();
 
         /**
          * A micro-batch's compute at {@code eff} with its overlap windows (they depend on the compute and the layout's
@@ -193,10 +194,47 @@ public final class StepModel {
             return computes.put(pieces, eff, new Timed(compute, CommModel.windows(t.microBatches(), compute)));
         }
 
+        /**
+         * The step's collectives before overlap: as the thread last planned them for this layout on this cluster, else
+         * placed again from its template of this layout on a cluster that differs in its links' bandwidths alone, else
+         * planned by every dimension (and that template kept).
+         */
         CommModel.Planned planned(Pieces pieces, Cluster cluster, Model m, Parallel p, Training t) {
             CommModel.Planned c = planneds.find(pieces, cluster, Recent::sameCluster);
-            return c != null ? c : planneds.put(pieces, cluster, CommModel.Planned.of(ParallelDimension.SHIPPED,
-                    StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+            if (c != null) return c;
+            CommModel.Template template = templates.find(pieces, cluster, Recent::sameBesidesBandwidths);
+            if (template != null)
+                return planneds.put(pieces, cluster, template.on(StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+            StepContext context = StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard, true);
+            CollectivePlan[] plans = CommModel.Planned.plans(ParallelDimension.SHIPPED, context);
+            template = CommModel.Template.of(plans, context);
+            if (template != null) templates.put(pieces, cluster, template);
+            return planneds.put(pieces, cluster, CommModel.Planned.priced(context, plans));
+        }
+
+        /**
+         * Clusters that differ at most in their links' bandwidths (the intra-node link's bus bandwidth and whether it was
+         * measured, the network's): what a fit moves. A dimension plans its collectives on either alike; only the links
+         * its groups are placed on differ.
+         */
+        static boolean sameBesidesBandwidths(Cluster a, Cluster b) {
+            if (a == b) return true;
+            if (a.nodes() != b.nodes() || a.gpusPerNode() != b.gpusPerNode() || a.nvlinkDomain() != b.nvlinkDomain()
+                    || !a.gpu().equals(b.gpu()) || !java.util.Objects.equals(a.name(), b.name())
+                    || !java.util.Objects.equals(a.host(), b.host()))
+                return false;
+            dev.trainadvisor.spec.IntraNodeLink i = a.intraNode(), j = b.intraNode();
+            if ((i == null) != (j == null) || i != null && i != j && !(java.util.Objects.equals(i.key(), j.key())
+                    && i.kind() == j.kind() && Double.compare(i.unidirectionalGbps(), j.unidirectionalGbps()) == 0
+                    && Double.compare(i.alphaUs(), j.alphaUs()) == 0 && Double.compare(i.nvlsGain(), j.nvlsGain()) == 0
+                    && java.util.Objects.equals(i.host(), j.host()) && java.util.Objects.equals(i.source(), j.source())))
+                return false;
+            dev.trainadvisor.spec.Network n = a.interNode(), o = b.interNode();
+            return (n == null) == (o == null) && (n == null || n == o || java.util.Objects.equals(n.key(), o.key())
+                    && Double.compare(n.lineRateGbitS(), o.lineRateGbitS()) == 0
+                    && Double.compare(n.efficiency(), o.efficiency()) == 0 && Double.compare(n.alphaUs(), o.alphaUs()) == 0
+                    && n.nicsPerNode() == o.nicsPerNode() && n.sharp() == o.sharp()
+                    && java.util.Objects.equals(n.source(), o.source()));
         }
 
         /** Equal clusters, the links' bandwidths (what a fit moves) compared before the rest. */

@@ -14,11 +14,60 @@ public final class Topology {
     private final Cluster cluster;
     private final Parallel parallel;
     private final RankOrder order;
+    /** What {@link #recording} topologies were asked: each link given, with how it was placed; null otherwise. */
+    private final java.util.List<Placed> placed;
 
     public Topology(Cluster cluster, Parallel parallel, RankOrder order) {
+        this(cluster, parallel, order, null);
+    }
+
+    private Topology(Cluster cluster, Parallel parallel, RankOrder order, java.util.List<Placed> placed) {
         this.cluster = cluster;
         this.parallel = parallel;
         this.order = order;
+        this.placed = placed;
+    }
+
+    /**
+     * How a group was placed (its ranks, and for an all-to-all what crosses the network), to place it again on another
+     * topology: the same ranks on a cluster whose links have other bandwidths bound by the link that is slower there.
+     */
+    @FunctionalInterface
+    interface Placement {
+        LinkChoice on(Topology t);
+    }
+
+    /** A link this topology gave, and how it was placed. */
+    private record Placed(LinkChoice link, Placement placement) {}
+
+    /**
+     * A topology that remembers how it placed each link it gives ({@link #placementOf}), so that the collectives planned
+     * on it can be placed again on a cluster that differs in its links' bandwidths alone (CommModel.Template). Confined
+     * to the thread that plans on it.
+     */
+    static Topology recording(Cluster cluster, Parallel parallel, RankOrder order) {
+        return new Topology(cluster, parallel, order, new java.util.ArrayList<>());
+    }
+
+    /**
+     * How {@code link} (this very object) was placed by this recording topology; null where it was not (a topology that
+     * does not record, or a link made elsewhere).
+     */
+    Placement placementOf(LinkChoice link) {
+        if (placed != null)
+            for (Placed p : placed) if (p.link() == link) return p.placement();
+        return null;
+    }
+
+    /**
+     * {@code link}, placed by this topology, with the compute beside its collectives slowed by {@code i} instead
+     * ({@link LinkChoice#withInterference}), placed again the same way.
+     */
+    public LinkChoice withInterference(LinkChoice link, double i) {
+        LinkChoice out = link.withInterference(i);
+        Placement base = placementOf(link);
+        if (base != null) placed.add(new Placed(out, t -> base.on(t).withInterference(i)));
+        return out;
     }
 
     public int tpStride() { return 1; }
@@ -39,6 +88,12 @@ public final class Topology {
      * the groups that cross at once): with k members per node, gpusPerNode / k such groups share the node's NICs.
      */
     public LinkChoice place(int size, int stride) {
+        LinkChoice link = ring(size, stride);
+        if (placed != null) placed.add(new Placed(link, t -> t.ring(size, stride)));
+        return link;
+    }
+
+    private LinkChoice ring(int size, int stride) {
         int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
         // the group of rank 0: ranks 0, stride, 2*stride, ...; every other group of the kind is a shifted copy
         return link(size, blocks(size, stride, domain), mostInABlock(size, stride, domain), mostInABlock(size, stride, perNode));
@@ -51,9 +106,15 @@ public final class Topology {
      * ({@link #cpStride()}), over the data-parallel ranks ({@link #dpStride()}), one group when pp is 1.
      */
     public LinkChoice place(int inner, int innerStride, int outer, int outerStride) {
-        if (outer <= 1) return place(inner, innerStride);
-        if (inner <= 1) return place(outer, outerStride);
-        if (outerStride == inner * innerStride) return place(inner * outer, innerStride);
+        LinkChoice link = grid(inner, innerStride, outer, outerStride);
+        if (placed != null) placed.add(new Placed(link, t -> t.grid(inner, innerStride, outer, outerStride)));
+        return link;
+    }
+
+    private LinkChoice grid(int inner, int innerStride, int outer, int outerStride) {
+        if (outer <= 1) return ring(inner, innerStride);
+        if (inner <= 1) return ring(outer, outerStride);
+        if (outerStride == inner * innerStride) return ring(inner * outer, innerStride);
         int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
         return link(inner * outer, gridBlocks(inner, innerStride, outer, outerStride, domain),
                 mostInABlock(inner, innerStride, domain) * mostInABlock(outer, outerStride, domain),
@@ -107,8 +168,14 @@ public final class Topology {
      *                     (DeepEP, HybridEP): (n - m) / n x (m - 1) / m more of the buffer on NVLink
      */
     public LinkChoice placeAllToAll(int size, int stride, double networkShare, boolean forwarded) {
+        LinkChoice link = allToAll(size, stride, networkShare, forwarded);
+        if (placed != null) placed.add(new Placed(link, t -> t.allToAll(size, stride, networkShare, forwarded)));
+        return link;
+    }
+
+    private LinkChoice allToAll(int size, int stride, double networkShare, boolean forwarded) {
         int perNode = cluster.gpusPerNode(), domain = cluster.nvlinkDomain();
-        if (size <= 1 || blocks(size, stride, domain) == 1) return place(size, stride);
+        if (size <= 1 || blocks(size, stride, domain) == 1) return ring(size, stride);
         int m = mostInABlock(size, stride, domain);
         double n = size;
         Network net = cluster.interNode();

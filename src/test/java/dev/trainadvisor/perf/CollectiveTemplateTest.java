@@ -1,0 +1,106 @@
+package dev.trainadvisor.perf;
+
+import dev.trainadvisor.spec.Catalog;
+import dev.trainadvisor.spec.Cluster;
+import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.ReferenceRun;
+import dev.trainadvisor.spec.RunSpec;
+import dev.trainadvisor.spec.Training;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A layout's collectives planned once and placed again on a cluster whose links have other bandwidths
+ * (CommModel.Template, what a fit's points along a link use) are the collectives every dimension plans there anew:
+ * the same plans (operation, group, bytes, calls, window, and the link each group is bound by), call costs, seconds,
+ * window demands and copies, double for double. Over every layout of knowledge-base/reference-runs (dense and MoE,
+ * tensor, pipeline, context, expert and data parallelism, ZeRO 0-3 and FSDP, one node to thousands), each link from 20
+ * times slower to 20 times faster than the catalogue's, so that a group across nodes is bound by the network at some
+ * bandwidths and by the intra-node link at others: a template that kept the links it was planned with, or placed a
+ * group otherwise, fails here.
+ */
+class CollectiveTemplateTest {
+
+    /** The links' bandwidths over the catalogue's. */
+    static final double[] FACTORS = {0.05, 0.3, 1.0, 3.0, 20.0};
+
+    @Test
+    void aTemplatePlacedAgainPlansWhatEveryDimensionPlansAnew() {
+        List<ReferenceRun> rows = ReferenceRun.builtIn();
+        int layouts = 0, compared = 0, rebound = 0, withInterference = 0;
+        for (ReferenceRun row : rows) {
+            RunSpec spec = row.spec();
+            Model m = spec.run().model();
+            Parallel p = spec.run().parallel();
+            Training t = spec.run().training();
+            Sharding sharding = Sharding.of(p);
+            Shard shard = Shard.of(m, p, sharding);
+            StepContext recorded = StepContext.of(spec.cluster(), m, p, t, sharding, shard, true);
+            CollectivePlan[] plans = CommModel.Planned.plans(ParallelDimension.SHIPPED, recorded);
+            CommModel.Template template = CommModel.Template.of(plans, recorded);
+            assertNotNull(template, row.id() + ": every link its dimensions plan on is placed by the topology");
+            for (CollectivePlan plan : plans) if (plan.link().interference() > 0 && plan.op() == CollectiveOp.EP_ALL_TO_ALL) withInterference++;
+            layouts++;
+            Scenario s0 = Scenario.catalogue(spec.cluster(), spec.run());
+            for (double fi : FACTORS)
+                for (double fn : FACTORS) {
+                    Scenario s = s0;
+                    if (s.hasIntraLink()) s = s.with(FitParam.INTRA_NODE_BUSBW, s.value(FitParam.INTRA_NODE_BUSBW) * fi);
+                    if (s.hasNetwork()) s = s.with(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS) * fn);
+                    Cluster c = s.cluster();
+                    assertTrue(StepModel.Recent.sameBesidesBandwidths(spec.cluster(), c), row.id());
+                    CommModel.Planned anew = CommModel.Planned.of(ParallelDimension.SHIPPED,
+                            StepContext.of(c, m, p, t, sharding, shard));
+                    CommModel.Planned again = template.on(StepContext.of(c, m, p, t, sharding, shard));
+                    String where = row.id() + " at " + fi + " x the intra-node link, " + fn + " x the network";
+                    assertArrayEquals(anew.plans(), again.plans(), where);
+                    assertArrayEquals(anew.costs(), again.costs(), where);
+                    assertArrayEquals(anew.seconds(), again.seconds(), where);
+                    assertArrayEquals(anew.demand(), again.demand(), where);
+                    assertEquals(anew.copySeconds(), again.copySeconds(), 0.0, where);
+                    for (int i = 0; i < plans.length; i++)
+                        if (anew.plans()[i].link().scope() != plans[i].link().scope()) rebound++;
+                    compared++;
+                }
+        }
+        assertTrue(layouts > 150, "reference layouts: " + layouts);
+        assertEquals(layouts * FACTORS.length * FACTORS.length, compared);
+        // the bound moved: groups across nodes bound by the other link than at the catalogue's bandwidths
+        assertTrue(rebound > 100, "collectives bound by another link once the bandwidths moved: " + rebound);
+        // the all-to-all of a dispatcher that holds SMs of its own (LinkChoice.withInterference) placed again too
+        assertTrue(withInterference > 0, "expert all-to-alls whose dispatcher slows the compute beside them: " + withInterference);
+    }
+
+    /**
+     * A template is kept for clusters that differ in what a fit moves alone: a link of another kind or latency, another
+     * GPU, node size or NVLink domain, or a network where there was none, is planned anew.
+     */
+    @Test
+    void onlyTheLinksBandwidthsMayDiffer() {
+        Catalog cat = Catalog.builtIn();
+        Cluster two = PerfFixtures.dgxA100(2);
+        assertTrue(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.withIntraBusbw(two, 17.0)));
+        dev.trainadvisor.spec.Network net = two.interNode();
+        assertTrue(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(new dev.trainadvisor.spec.Network(net.key(),
+                net.lineRateGbitS(), net.efficiency(), net.alphaUs(), net.nicsPerNode(), 42.0, net.source(), net.sharp()))));
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(PerfFixtures.network(cat, "IB-HDR100", 8))),
+                "another network");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(new dev.trainadvisor.spec.Network(net.key(),
+                net.lineRateGbitS(), net.efficiency(), net.alphaUs(), 4, Double.NaN, net.source(), net.sharp()))),
+                "fewer NICs a node");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.a100Pcie(2)), "another intra-node link");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.dgxA100(4)), "more nodes");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(PerfFixtures.dgxA100(1), two), "a network where there was none");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two,
+                new Cluster(two.name(), two.gpu(), two.nodes(), two.gpusPerNode(), two.intraNode(), two.interNode(),
+                        2 * two.nvlinkDomain(), two.host())), "a wider NVLink domain");
+    }
+}
