@@ -85,13 +85,14 @@ final class BatchCommand implements Callable<Integer> {
      * One thing to advise: a run file (read again when it is advised, so that the batch does not hold every run file's
      * tree), with the log of the same stem joined to it; or a log of runs.yaml, with the run-file fields that describe it.
      */
-    record Item(String name, Path file, ObjectNode tree, Path sameStemLog) {
-        Item(String name, Path file, ObjectNode tree) { this(name, file, tree, null); }
+    record Item(String name, Path file, ObjectNode tree, Path sameStemLog, Glance glance) {
+        Item(String name, Path file, ObjectNode tree) { this(name, file, tree, null, null); }
 
-        /** The run-file tree to advise. */
+        /** The run-file tree to advise: the glance's, taken once, or the file parsed again. */
         ObjectNode read() {
             if (tree != null) return tree;
-            JsonNode n = SpecReader.parse(file);
+            JsonNode n = glance == null ? null : glance.take();
+            if (n == null) n = SpecReader.parse(file);
             if (!(n instanceof ObjectNode o)) throw new SpecException(file.toString(), null, "a run file (a mapping of fields)");
             if (sameStemLog != null && !o.has("log")) o.put("log", sameStemLog.toAbsolutePath().toString());
             return o;
@@ -264,8 +265,9 @@ final class BatchCommand implements Callable<Integer> {
         // what the batch asks of each entry (its own output? inside the folder? a folder, a file, empty?) and, of a run
         // file, its glance (parsed: a folder of 10,000 took seconds on one core), worked out on every core, each once;
         // the order of what is reported is the loop's below, over the entries as listed
+        java.util.concurrent.atomic.AtomicLong kept = new java.util.concurrent.atomic.AtomicLong();   // Glance#KEPT_BYTES
         java.util.Map<Path, Entry> entries = files.parallelStream()
-                .collect(java.util.stream.Collectors.toConcurrentMap(f -> f, f -> Entry.of(f, outputs, boundary)));
+                .collect(java.util.stream.Collectors.toConcurrentMap(f -> f, f -> Entry.of(f, outputs, boundary, kept)));
         for (Path f : files) {
             String name = f.getFileName().toString();
             Entry entry = entries.get(f);
@@ -336,7 +338,7 @@ final class BatchCommand implements Callable<Integer> {
             Path log = logsByStem.get(stem(f));
             boolean joined = log != null && !e.getValue();
             if (joined) logsTaken.add(log);
-            items.add(new Item(f.getFileName().toString(), f, null, joined ? log : null));
+            items.add(new Item(f.getFileName().toString(), f, null, joined ? log : null, entries.get(f).glance()));
         }
         List<Path> undescribed = new ArrayList<>();
         for (Path f : logs) {
@@ -371,7 +373,7 @@ final class BatchCommand implements Callable<Integer> {
     record Entry(Kind kind, Glance glance) {
         enum Kind { HIDDEN, OWN, OUTSIDE, FOLDER, NOT_A_FILE, DANGLING, EMPTY, FILE }
 
-        static Entry of(Path f, List<Path> outputs, Boundary boundary) {
+        static Entry of(Path f, List<Path> outputs, Boundary boundary, java.util.concurrent.atomic.AtomicLong kept) {
             String name = f.getFileName().toString();
             boolean runFile = isRunFile(f) && !name.equals(RUNS_FILE);
             Kind kind = name.startsWith(".") ? Kind.HIDDEN : isOwn(f, outputs) ? Kind.OWN
@@ -379,7 +381,7 @@ final class BatchCommand implements Callable<Integer> {
                     : !Files.isRegularFile(f) ? (Files.exists(f) ? Kind.NOT_A_FILE : Kind.DANGLING)
                     : !runFile && isEmpty(f) ? Kind.EMPTY : Kind.FILE;
             if (kind != Kind.FILE || !runFile) return new Entry(kind, null);
-            Glance g = Glance.of(f);
+            Glance g = Glance.of(f, kept);
             boolean empty = g.error() != null && (SpecReader.EMPTY.equals(g.error().expected()) || isEmpty(f));
             return empty ? new Entry(Kind.EMPTY, null) : new Entry(kind, g);
         }
@@ -387,21 +389,62 @@ final class BatchCommand implements Callable<Integer> {
 
     /**
      * What the batch takes of a run file when it lists the folder: why it is no run file (null when it is one), whether
-     * it names its log, the files it names; or the error that stops it being read. The tree itself is read again when
-     * the run is advised, so that the batch does not hold every run file's.
+     * it names its log, the files it names; or the error that stops it being read. The tree itself is kept for the run's
+     * advice while the run files kept so far come to {@link BatchCommand#KEPT_BYTES} or less (a fleet of 10,000 run
+     * files keeps them all), else parsed again when the run is advised, so that a batch of any size holds a bounded
+     * number of trees; {@link #take} hands it over once.
      */
-    record Glance(String notARunFile, boolean namesLog, List<Path> named, SpecException error) {
-        static Glance of(Path f) {
+    static final class Glance {
+        final String notARunFile;
+        final boolean namesLog;
+        final List<Path> named;
+        final SpecException error;
+        private final java.util.concurrent.atomic.AtomicReference<JsonNode> tree;
+
+        Glance(String notARunFile, boolean namesLog, List<Path> named, SpecException error, JsonNode tree) {
+            this.notARunFile = notARunFile;
+            this.namesLog = namesLog;
+            this.named = named;
+            this.error = error;
+            this.tree = tree == null ? null : new java.util.concurrent.atomic.AtomicReference<>(tree);
+        }
+
+        String notARunFile() { return notARunFile; }
+        boolean namesLog() { return namesLog; }
+        List<Path> named() { return named; }
+        SpecException error() { return error; }
+
+        /** The parsed tree, the first time it is asked for while kept; null after that, or where it was not kept. */
+        JsonNode take() { return tree == null ? null : tree.getAndSet(null); }
+
+        static Glance of(Path f, java.util.concurrent.atomic.AtomicLong kept) {
             try {
                 JsonNode n = SpecReader.parse(f);
                 String why = BatchCommand.notARunFile(n);
-                return why != null ? new Glance(why, false, List.of(), null)
-                        : new Glance(null, n.has("log"), BatchCommand.named(f, n), null);
+                if (why != null) return new Glance(why, false, List.of(), null, null);
+                boolean keep = kept.addAndGet(sizeOf(f)) <= KEPT_BYTES;
+                return new Glance(null, n.has("log"), BatchCommand.named(f, n), null, keep ? n : null);
             } catch (SpecException e) {
-                return new Glance(null, false, List.of(), e);
+                return new Glance(null, false, List.of(), e, null);
+            }
+        }
+
+        private static long sizeOf(Path f) {
+            try {
+                return Files.size(f);
+            } catch (IOException e) {
+                return KEPT_BYTES;   // read again when advised, where the reader reports what it cannot read
             }
         }
     }
+
+    /**
+     * The bytes of run files whose parsed trees a batch keeps from its listing to their advice: 64 MiB. A tree takes
+     * about three times its text on the heap (bench/fleet.py's 10,000 run files, 18 MB of JSON, kept whole: peak
+     * resident 511 MB against 452), so at most some 200 MB under the batch's 768 MB heap (bin/train-advisor). Parsing a
+     * run file once rather than twice: B/A CPU 0.976 over four pairs of that batch (bench/ab.sh, the same reports).
+     */
+    static final long KEPT_BYTES = 64L << 20;
 
     /** A file of no bytes, or of white space alone. */
     private static boolean isEmpty(Path f) {
