@@ -264,10 +264,14 @@ public final class StepModel {
         /** Look-ups answered from the slots (tests: the slots are used). */
         long hits;
 
-        /** The value kept for {@code pieces} and a key {@code same} as {@code key}; null when none is. */
+        /**
+         * The value kept for {@code pieces} and a key {@code same} as {@code key}; null when none is. The slots are asked
+         * from the one filled last (a fit's next prediction most often shares the last one's), and no two hold the same
+         * key, so the order changes only how soon the answer comes.
+         */
         @SuppressWarnings("unchecked")
         <K> V find(Pieces pieces, K key, java.util.function.BiPredicate<K, K> same) {
-            for (int i = 0; i < SLOTS; i++)
+            for (int k = 1, i = (next + SLOTS - 1) % SLOTS; k <= SLOTS; k++, i = (i + SLOTS - 1) % SLOTS)
                 if (layouts[i] == pieces && same.test((K) keys[i], key)) {
                     hits++;
                     return (V) values[i];
