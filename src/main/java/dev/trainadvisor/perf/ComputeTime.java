@@ -38,24 +38,29 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
     }
 
     /**
-     * The operations with their times, as a list that makes each {@link Timed} when it is read: a fit works out the
-     * compute at hundreds of points a run and reads only its sums; a report reads the operations of one.
+     * The operations with their times, as a list that times each one and makes its {@link Timed} when it is read: a fit
+     * works out the compute at hundreds of points a run and reads only its sums; a report reads the operations of one.
+     * Each is timed as {@link #of(Operations, Parallel, Training, Gpu, Efficiency)} timed it for the sums, by the same
+     * roofline: the same doubles.
      */
     private static final class Timings extends java.util.AbstractList<Timed> implements java.util.RandomAccess {
-        private final List<Operation> operations;
-        private final double[] forwardSeconds, passes;
+        private final Operations operations;
+        private final Roofline roofline;
 
-        Timings(List<Operation> operations, double[] forwardSeconds, double[] passes) {
+        Timings(Operations operations, Roofline roofline) {
             this.operations = operations;
-            this.forwardSeconds = forwardSeconds;
-            this.passes = passes;
+            this.roofline = roofline;
         }
 
         @Override
-        public Timed get(int i) { return new Timed(operations.get(i), forwardSeconds[i], passes[i]); }
+        public Timed get(int i) {
+            Operation o = operations.list().get(i);
+            double fwd = roofline.forwardSeconds(o, operations.wave()[i], operations.inner()[i]);
+            return new Timed(o, fwd, passes(operations, i, roofline, fwd));
+        }
 
         @Override
-        public int size() { return forwardSeconds.length; }
+        public int size() { return operations.list().size(); }
     }
 
     public double microBatchSeconds() { return forwardSeconds + backwardSeconds; }
@@ -100,20 +105,10 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double gemm = 0, attention = 0, memory = 0, forward = 0, total = 0, waveFlops = 0, gemmFlops = 0;
         double launches = ops.launches();
         List<Operation> operations = ops.list();
-        double[] fwds = new double[operations.size()], allPasses = new double[operations.size()];
         for (int i = 0; i < operations.size(); i++) {
             Operation o = operations.get(i);
             double fwd = roofline.forwardSeconds(o, ops.wave()[i], ops.inner()[i]);
-            // forward-equivalent passes: the backward's own time (two forwards, but for a grouped GEMM's weight
-            // gradients) over the forward's, with the recomputed forwards; where the backward is two forwards, the
-            // quotient is 2 exactly and the sum the layout's (doubledPasses): the same double, without timing the
-            // operation again (a fit times a layout's compute at hundreds of points a run)
-            double doubled = ops.doubledPasses()[i];
-            double passes = !(fwd > 0) ? ops.passes()[i]
-                    : !Double.isNaN(doubled) && fwd < Double.MAX_VALUE / 2 ? doubled
-                    : ops.passes()[i] - 2 + roofline.backwardSeconds(o, ops.wave()[i], ops.inner()[i]) / fwd;
-            fwds[i] = fwd;
-            allPasses[i] = passes;
+            double passes = passes(ops, i, roofline, fwd);
             forward += fwd;
             total += fwd * passes;
             switch (o.kind()) {
@@ -139,7 +134,19 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
         double withHost = ownPace ? Overheads.withHost(total, host, own.value().overlapPower()) : Overheads.withHost(total, host);
         double scale = withHost / total;
         return new ComputeTime(gemm, attention, memory, forward * scale, (total - forward) * scale, wave,
-                StepOperations.tokensPerMicroBatch(p, t), new Timings(operations, fwds, allPasses), launches, host,
-                withHost - total);
+                StepOperations.tokensPerMicroBatch(p, t), new Timings(ops, roofline), launches, host, withHost - total);
+    }
+
+    /**
+     * The {@code i}-th operation's forward-equivalent passes, its forward taking {@code fwd}: the backward's own time
+     * (two forwards, but for a grouped GEMM's weight gradients) over the forward's, with the recomputed forwards; where
+     * the backward is two forwards, the quotient is 2 exactly and the sum the layout's (doubledPasses): the same double,
+     * without timing the operation again (a fit times a layout's compute at hundreds of points a run).
+     */
+    private static double passes(Operations ops, int i, Roofline roofline, double fwd) {
+        double doubled = ops.doubledPasses()[i];
+        return !(fwd > 0) ? ops.passes()[i]
+                : !Double.isNaN(doubled) && fwd < Double.MAX_VALUE / 2 ? doubled
+                : ops.passes()[i] - 2 + roofline.backwardSeconds(ops.list().get(i), ops.wave()[i], ops.inner()[i]) / fwd;
     }
 }
