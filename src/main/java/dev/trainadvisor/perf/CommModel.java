@@ -75,20 +75,23 @@ public final class CommModel {
                 costs[i] = plans[i].cost();
                 seconds[i] = plans[i].seconds(costs[i]);
             }
-            return of(context, plans, costs, seconds);
+            return of(context, plans, costs, seconds, DataParallel.copySeconds(context));
         }
 
-        /** {@code plans} on {@code context} with their calls' costs and seconds, and what each window must hide. */
-        private static Planned of(StepContext context, CollectivePlan[] plans, CallCost[] costs, double[] seconds) {
+        /**
+         * {@code plans} on {@code context} with their calls' costs and seconds, and what each window must hide; the
+         * copies around them (DataParallel#copySeconds), which depend on the layout and the GPU alone, given.
+         */
+        private static Planned of(StepContext context, CollectivePlan[] plans, CallCost[] costs, double[] seconds,
+                                  double copySeconds) {
             // the seconds each window must hide, summed in the collectives' order (an array by the window's ordinal: an
             // EnumMap of boxed sums was a tenth of the overlap's time, which runs at every prediction of a fit; from 0,
             // as the merge started from the first: 0 + s is s); they depend on the plans alone
             double[] demand = new double[WINDOWS];
             for (int i = 0; i < seconds.length; i++) demand[plans[i].window().ordinal()] += seconds[i];
-            // the copies FSDP2 makes around its collectives depend on the context alone, as the plans do
             // an array, which every prediction's overlap reads by index (through an immutable list, of one class or
             // another by its length, List.get was not inlined there: 2% of a batch's samples)
-            return new Planned(context, plans, seconds, costs, demand, DataParallel.copySeconds(context));
+            return new Planned(context, plans, seconds, costs, demand, copySeconds);
         }
     }
 
@@ -103,8 +106,10 @@ public final class CommModel {
      *
      * @param placements each distinct placement of the plans' groups
      * @param placedBy   the index in {@code placements} of each plan's
+     * @param copySeconds the copies FSDP2 makes around its collectives (DataParallel#copySeconds): of the layout and the
+     *                    GPU alone, which a cluster that differs in its links' bandwidths shares
      */
-    record Template(CollectivePlan[] plans, Topology.Placement[] placements, int[] placedBy) {
+    record Template(CollectivePlan[] plans, Topology.Placement[] placements, int[] placedBy, double copySeconds) {
         /**
          * {@code plans}, planned on {@code context}, whose topology records its placements, with those placements; null
          * where a plan's link was not placed by the topology, so cannot be placed again.
@@ -120,7 +125,7 @@ public final class CommModel {
                 if (j == distinct.size()) distinct.add(how);
                 placedBy[i] = j;
             }
-            return new Template(plans, distinct.toArray(new Topology.Placement[0]), placedBy);
+            return new Template(plans, distinct.toArray(new Topology.Placement[0]), placedBy, DataParallel.copySeconds(context));
         }
 
         /** The plans on {@code context}'s cluster, as {@link Planned#of} plans them there. */
@@ -135,7 +140,7 @@ public final class CommModel {
                 costs[i] = placed[i].cost();
                 seconds[i] = placed[i].seconds(costs[i]);
             }
-            return Planned.of(context, placed, costs, seconds);
+            return Planned.of(context, placed, costs, seconds, copySeconds);
         }
     }
 

@@ -35,7 +35,7 @@ class CollectiveTemplateTest {
     @Test
     void aTemplatePlacedAgainPlansWhatEveryDimensionPlansAnew() {
         List<ReferenceRun> rows = ReferenceRun.builtIn();
-        int layouts = 0, compared = 0, rebound = 0, withInterference = 0;
+        int layouts = 0, compared = 0, rebound = 0, withInterference = 0, withCopies = 0;
         for (ReferenceRun row : rows) {
             RunSpec spec = row.spec();
             Model m = spec.run().model();
@@ -49,6 +49,7 @@ class CollectiveTemplateTest {
             assertNotNull(template, row.id() + ": every link its dimensions plan on is placed by the topology");
             for (CollectivePlan plan : plans) if (plan.link().interference() > 0 && plan.op() == CollectiveOp.EP_ALL_TO_ALL) withInterference++;
             layouts++;
+            if (template.copySeconds() > 0) withCopies++;
             Scenario s0 = Scenario.catalogue(spec.cluster(), spec.run());
             for (double fi : FACTORS)
                 for (double fn : FACTORS) {
@@ -77,6 +78,8 @@ class CollectiveTemplateTest {
         assertTrue(rebound > 100, "collectives bound by another link once the bandwidths moved: " + rebound);
         // the all-to-all of a dispatcher that holds SMs of its own (LinkChoice.withInterference) placed again too
         assertTrue(withInterference > 0, "expert all-to-alls whose dispatcher slows the compute beside them: " + withInterference);
+        // FSDP2's copies around its collectives, which the template keeps from the cluster it was planned on
+        assertTrue(withCopies > 0, "layouts whose framework copies around its ZeRO-3 collectives: " + withCopies);
     }
 
     /**
