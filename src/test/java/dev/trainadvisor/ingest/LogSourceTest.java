@@ -80,6 +80,24 @@ class LogSourceTest {
         }
     }
 
+    /**
+     * A pass's buffer starts at the file's size (at least 64 KiB) and doubles while a line or a grown file needs it: a
+     * log that grows after its first pass, by a line of 200 KiB (three times the first buffer) and one of 1.5 MiB (past
+     * the cut), is read whole by the next pass, the long line cut as from a string.
+     */
+    @Test
+    void aFileThatGrowsAfterItsFirstPassIsReadWholeByTheNext() throws IOException {
+        String first = "iteration 1\n";
+        Path f = write("grows.log", first.getBytes(StandardCharsets.US_ASCII));
+        LogSource log = LogSource.of(f);
+        assertEquals(List.of("iteration 1"), lines(log));
+        String more = "a".repeat(200 << 10) + "\nmiddle\n" + "b".repeat(3 << 19) + "\nlast\n";
+        Files.write(f, more.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.APPEND);
+        List<String> got = lines(log);
+        assertEquals(List.of("iteration 1", "a".repeat(200 << 10), "middle", "b".repeat(LogSource.MAX_LINE), "last"), got);
+        assertEquals(lines(LogSource.of(first + more, "s")), got, "the same lines as from the text");
+    }
+
     @Test
     void aFileLargerThanTheLimitIsRefusedNamingIt() throws IOException {
         Path f = write("huge.log", new byte[200]);
