@@ -19,8 +19,9 @@ import java.util.NoSuchElementException;
  * through {@link InputFiles} (a regular file only: a device or a pipe is refused, it may never end), or a string (tests,
  * and callers that hold the text already).
  *
- * <p>Memory stays bounded whatever the file's size: a pass holds one buffer of at most {@link #BUFFER} bytes (as many as
- * a smaller file needs) and the line it is at; detection reads the {@link #sample()} (at most the first {@link #HEAD} and the last {@link #TAIL} bytes). Limits,
+ * <p>Memory stays bounded whatever the file's size: a pass holds one buffer of at most {@link #BUFFER} bytes (as many
+ * as a smaller file needs) and the line it is at; detection reads the {@link #sample()} (at most the first
+ * {@link #HEAD} and the last {@link #TAIL} bytes). Limits,
  * each with a message naming the file:
  * <ul>
  *   <li>a file larger than {@link #MAX_BYTES} is refused ({@link SpecException}, exit code 2), and so is one that grows

@@ -125,7 +125,8 @@ public final class CommModel {
                 if (j == distinct.size()) distinct.add(how);
                 placedBy[i] = j;
             }
-            return new Template(plans, distinct.toArray(new Topology.Placement[0]), placedBy, DataParallel.copySeconds(context));
+            return new Template(plans, distinct.toArray(new Topology.Placement[0]), placedBy,
+                    DataParallel.copySeconds(context));
         }
 
         /** The plans on {@code context}'s cluster, as {@link Planned#of} plans them there. */

@@ -44,7 +44,8 @@ final class ExpertParallel implements ParallelDimension {
             // kernels that hold SMs of their own leave the compute beside them the rest: it runs at (S - k) / S of its
             // pace, i = k / (S - k)
             int sms = s.cluster().gpu().sms();
-            if (d.sms() > 0 && sms > d.sms()) link = s.topology().withInterference(link, (double) d.sms() / (sms - d.sms()));
+            if (d.sms() > 0 && sms > d.sms())
+                link = s.topology().withInterference(link, (double) d.sms() / (sms - d.sms()));
             out.add(new CollectivePlan(CollectiveOp.EP_ALL_TO_ALL, p.ep(), routed, 2 * passes, 2 * passes, link,
                     p.moeA2aOverlap() ? OverlapWindow.OTHER_MICRO_BATCH : OverlapWindow.NONE, 0.5, false));
         }

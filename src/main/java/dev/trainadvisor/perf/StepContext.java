@@ -3,6 +3,7 @@ package dev.trainadvisor.perf;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Model;
 import dev.trainadvisor.spec.Parallel;
+import dev.trainadvisor.spec.RankOrder;
 import dev.trainadvisor.spec.Training;
 
 /**
@@ -27,7 +28,8 @@ public record StepContext(Cluster cluster, Model model, Parallel parallel, Train
      * remembers how it placed each group ({@link Topology#recording}), to plan a CommModel.Template on.
      */
     static StepContext of(Cluster c, Model m, Parallel p, Training t, Sharding sharding, Shard shard, boolean recording) {
-        Topology topology = recording ? Topology.recording(c, p, p.ranks(t.framework())) : new Topology(c, p, p.ranks(t.framework()));
+        RankOrder order = p.ranks(t.framework());
+        Topology topology = recording ? Topology.recording(c, p, order) : new Topology(c, p, order);
         return new StepContext(c, m, p, t, topology, sharding, shard, StepOperations.tokensPerMicroBatch(p, t));
     }
 

@@ -203,8 +203,10 @@ public final class StepModel {
             CommModel.Planned c = planneds.find(pieces, cluster, Recent::sameCluster);
             if (c != null) return c;
             CommModel.Template template = templates.find(pieces, cluster, Recent::sameBesidesBandwidths);
-            if (template != null)
-                return planneds.put(pieces, cluster, template.on(StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard)));
+            if (template != null) {
+                StepContext placed = StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard);
+                return planneds.put(pieces, cluster, template.on(placed));
+            }
             StepContext context = StepContext.of(cluster, m, p, t, pieces.sharding, pieces.shard, true);
             CollectivePlan[] plans = CommModel.Planned.plans(ParallelDimension.SHIPPED, context);
             template = CommModel.Template.of(plans, context);

@@ -3,6 +3,7 @@ package dev.trainadvisor.perf;
 import dev.trainadvisor.spec.Catalog;
 import dev.trainadvisor.spec.Cluster;
 import dev.trainadvisor.spec.Model;
+import dev.trainadvisor.spec.Network;
 import dev.trainadvisor.spec.Parallel;
 import dev.trainadvisor.spec.ReferenceRun;
 import dev.trainadvisor.spec.RunSpec;
@@ -47,7 +48,8 @@ class CollectiveTemplateTest {
             CollectivePlan[] plans = CommModel.Planned.plans(ParallelDimension.SHIPPED, recorded);
             CommModel.Template template = CommModel.Template.of(plans, recorded);
             assertNotNull(template, row.id() + ": every link its dimensions plan on is placed by the topology");
-            for (CollectivePlan plan : plans) if (plan.link().interference() > 0 && plan.op() == CollectiveOp.EP_ALL_TO_ALL) withInterference++;
+            for (CollectivePlan plan : plans)
+                if (plan.link().interference() > 0 && plan.op() == CollectiveOp.EP_ALL_TO_ALL) withInterference++;
             layouts++;
             if (template.copySeconds() > 0) withCopies++;
             Scenario s0 = Scenario.catalogue(spec.cluster(), spec.run());
@@ -77,7 +79,8 @@ class CollectiveTemplateTest {
         // the bound moved: groups across nodes bound by the other link than at the catalogue's bandwidths
         assertTrue(rebound > 100, "collectives bound by another link once the bandwidths moved: " + rebound);
         // the all-to-all of a dispatcher that holds SMs of its own (LinkChoice.withInterference) placed again too
-        assertTrue(withInterference > 0, "expert all-to-alls whose dispatcher slows the compute beside them: " + withInterference);
+        assertTrue(withInterference > 0,
+                "expert all-to-alls whose dispatcher slows the compute beside them: " + withInterference);
         // FSDP2's copies around its collectives, which the template keeps from the cluster it was planned on
         assertTrue(withCopies > 0, "layouts whose framework copies around its ZeRO-3 collectives: " + withCopies);
     }
@@ -91,17 +94,19 @@ class CollectiveTemplateTest {
         Catalog cat = Catalog.builtIn();
         Cluster two = PerfFixtures.dgxA100(2);
         assertTrue(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.withIntraBusbw(two, 17.0)));
-        dev.trainadvisor.spec.Network net = two.interNode();
-        assertTrue(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(new dev.trainadvisor.spec.Network(net.key(),
-                net.lineRateGbitS(), net.efficiency(), net.alphaUs(), net.nicsPerNode(), 42.0, net.source(), net.sharp()))));
-        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(PerfFixtures.network(cat, "IB-HDR100", 8))),
-                "another network");
-        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(new dev.trainadvisor.spec.Network(net.key(),
-                net.lineRateGbitS(), net.efficiency(), net.alphaUs(), 4, Double.NaN, net.source(), net.sharp()))),
-                "fewer NICs a node");
+        Network net = two.interNode();
+        Network measured = new Network(net.key(), net.lineRateGbitS(), net.efficiency(), net.alphaUs(), net.nicsPerNode(),
+                42.0, net.source(), net.sharp());
+        assertTrue(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(measured)), "the network's bandwidth measured");
+        Network otherKind = PerfFixtures.network(cat, "IB-HDR100", 8);
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(otherKind)), "another network");
+        Network fewerNics = new Network(net.key(), net.lineRateGbitS(), net.efficiency(), net.alphaUs(), 4, Double.NaN,
+                net.source(), net.sharp());
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode(fewerNics)), "fewer NICs a node");
         assertFalse(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.a100Pcie(2)), "another intra-node link");
         assertFalse(StepModel.Recent.sameBesidesBandwidths(two, PerfFixtures.dgxA100(4)), "more nodes");
-        assertFalse(StepModel.Recent.sameBesidesBandwidths(PerfFixtures.dgxA100(1), two), "a network where there was none");
+        assertFalse(StepModel.Recent.sameBesidesBandwidths(PerfFixtures.dgxA100(1), two),
+                "a network where there was none");
         assertFalse(StepModel.Recent.sameBesidesBandwidths(two,
                 new Cluster(two.name(), two.gpu(), two.nodes(), two.gpusPerNode(), two.intraNode(), two.interNode(),
                         2 * two.nvlinkDomain(), two.host())), "a wider NVLink domain");
