@@ -2,6 +2,7 @@ package dev.trainadvisor.ingest;
 
 import dev.trainadvisor.input.SpecException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -86,6 +87,8 @@ class LogSourceTest {
      * the cut), is read whole by the next pass, the long line cut as from a string.
      */
     @Test
+    // a pass whose full buffer could not grow would read nothing more, for ever: failed, not hung
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFileThatGrowsAfterItsFirstPassIsReadWholeByTheNext() throws IOException {
         String first = "iteration 1\n";
         Path f = write("grows.log", first.getBytes(StandardCharsets.US_ASCII));
