@@ -248,17 +248,17 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
     }
 
     /**
-     * A record's equals, written out: each component compared as {@link Double#compare} compares it. The generated one
-     * links through method handles (java.lang.runtime.ObjectMethods) that the JIT did not reduce to this: a fit's
-     * predictions are memoized and matched by their efficiencies hundreds of times a run, and the generated equals
-     * and hashCode took 3% of a batch's samples (JFR, bench/batch.sh).
+     * A record's equals, written out: each component compared as {@link Double#compare} compares it ({@link #same}).
+     * The generated one links through method handles (java.lang.runtime.ObjectMethods) that the JIT did not reduce to
+     * this: a fit's predictions are memoized and matched by their efficiencies hundreds of times a run, and the
+     * generated equals and hashCode took 3% of a batch's samples (JFR, bench/batch.sh).
      */
     @Override
     public boolean equals(Object o) {
-        return this == o || o instanceof Efficiency e && Double.compare(gemmFractionOfPeak, e.gemmFractionOfPeak) == 0
-                && Double.compare(attentionFractionOfPeak, e.attentionFractionOfPeak) == 0
-                && Double.compare(hbmFraction, e.hbmFraction) == 0 && Double.compare(overlapFraction, e.overlapFraction) == 0
-                && Double.compare(elementwiseTraffic, e.elementwiseTraffic) == 0;
+        return this == o || o instanceof Efficiency e && same(gemmFractionOfPeak, e.gemmFractionOfPeak)
+                && same(attentionFractionOfPeak, e.attentionFractionOfPeak)
+                && same(hbmFraction, e.hbmFraction) && same(overlapFraction, e.overlapFraction)
+                && same(elementwiseTraffic, e.elementwiseTraffic);
     }
 
     /**
@@ -268,10 +268,17 @@ public record Efficiency(double gemmFractionOfPeak, double attentionFractionOfPe
      * step along the overlap). Written beside equals, so that a component added to one is added to the other.
      */
     boolean equalsBesidesOverlap(Efficiency o) {
-        return this == o || Double.compare(gemmFractionOfPeak, o.gemmFractionOfPeak) == 0
-                && Double.compare(attentionFractionOfPeak, o.attentionFractionOfPeak) == 0
-                && Double.compare(hbmFraction, o.hbmFraction) == 0 && Double.compare(elementwiseTraffic, o.elementwiseTraffic) == 0;
+        return this == o || same(gemmFractionOfPeak, o.gemmFractionOfPeak)
+                && same(attentionFractionOfPeak, o.attentionFractionOfPeak)
+                && same(hbmFraction, o.hbmFraction) && same(elementwiseTraffic, o.elementwiseTraffic);
     }
+
+    /**
+     * {@code Double.compare(a, b) == 0}, as one comparison of their bits ({@link Double#doubleToLongBits}, every NaN
+     * alike, 0.0 and -0.0 apart): what Double.compare decides equal, without its two ordered comparisons first, which
+     * the look-ups of a fit's recent values (StepModel.Recent) make millions of times a batch.
+     */
+    static boolean same(double a, double b) { return Double.doubleToLongBits(a) == Double.doubleToLongBits(b); }
 
     /** The record's hashCode, written out ({@link #equals}): 31 times the components' hashes in order. */
     @Override

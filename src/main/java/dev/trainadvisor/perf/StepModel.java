@@ -227,14 +227,14 @@ public final class StepModel {
                 return false;
             dev.trainadvisor.spec.IntraNodeLink i = a.intraNode(), j = b.intraNode();
             if ((i == null) != (j == null) || i != null && i != j && !(java.util.Objects.equals(i.key(), j.key())
-                    && i.kind() == j.kind() && Double.compare(i.unidirectionalGbps(), j.unidirectionalGbps()) == 0
-                    && Double.compare(i.alphaUs(), j.alphaUs()) == 0 && Double.compare(i.nvlsGain(), j.nvlsGain()) == 0
+                    && i.kind() == j.kind() && Efficiency.same(i.unidirectionalGbps(), j.unidirectionalGbps())
+                    && Efficiency.same(i.alphaUs(), j.alphaUs()) && Efficiency.same(i.nvlsGain(), j.nvlsGain())
                     && java.util.Objects.equals(i.host(), j.host()) && java.util.Objects.equals(i.source(), j.source())))
                 return false;
             dev.trainadvisor.spec.Network n = a.interNode(), o = b.interNode();
             return (n == null) == (o == null) && (n == null || n == o || java.util.Objects.equals(n.key(), o.key())
-                    && Double.compare(n.lineRateGbitS(), o.lineRateGbitS()) == 0
-                    && Double.compare(n.efficiency(), o.efficiency()) == 0 && Double.compare(n.alphaUs(), o.alphaUs()) == 0
+                    && Efficiency.same(n.lineRateGbitS(), o.lineRateGbitS())
+                    && Efficiency.same(n.efficiency(), o.efficiency()) && Efficiency.same(n.alphaUs(), o.alphaUs())
                     && n.nicsPerNode() == o.nicsPerNode() && n.sharp() == o.sharp()
                     && java.util.Objects.equals(n.source(), o.source()));
         }
@@ -244,8 +244,10 @@ public final class StepModel {
             if (a == b) return true;
             if ((a.intraNode() == null) != (b.intraNode() == null) || (a.interNode() == null) != (b.interNode() == null))
                 return false;
-            if (a.intraNode() != null && Double.compare(a.intraNode().busbwGbps(), b.intraNode().busbwGbps()) != 0) return false;
-            if (a.interNode() != null && Double.compare(a.interNode().nodeGbps(), b.interNode().nodeGbps()) != 0) return false;
+            if (a.intraNode() != null && !Efficiency.same(a.intraNode().busbwGbps(), b.intraNode().busbwGbps()))
+                return false;
+            if (a.interNode() != null && !Efficiency.same(a.interNode().nodeGbps(), b.interNode().nodeGbps()))
+                return false;
             return a.equals(b);
         }
     }
