@@ -394,26 +394,8 @@ final class BatchCommand implements Callable<Integer> {
      * files keeps them all), else parsed again when the run is advised, so that a batch of any size holds a bounded
      * number of trees; {@link #take} hands it over once.
      */
-    static final class Glance {
-        final String notARunFile;
-        final boolean namesLog;
-        final List<Path> named;
-        final SpecException error;
-        private final java.util.concurrent.atomic.AtomicReference<JsonNode> tree;
-
-        Glance(String notARunFile, boolean namesLog, List<Path> named, SpecException error, JsonNode tree) {
-            this.notARunFile = notARunFile;
-            this.namesLog = namesLog;
-            this.named = named;
-            this.error = error;
-            this.tree = tree == null ? null : new java.util.concurrent.atomic.AtomicReference<>(tree);
-        }
-
-        String notARunFile() { return notARunFile; }
-        boolean namesLog() { return namesLog; }
-        List<Path> named() { return named; }
-        SpecException error() { return error; }
-
+    record Glance(String notARunFile, boolean namesLog, List<Path> named, SpecException error,
+                  java.util.concurrent.atomic.AtomicReference<JsonNode> tree) {
         /** The parsed tree, the first time it is asked for while kept; null after that, or where it was not kept. */
         JsonNode take() { return tree == null ? null : tree.getAndSet(null); }
 
@@ -423,7 +405,8 @@ final class BatchCommand implements Callable<Integer> {
                 String why = BatchCommand.notARunFile(n);
                 if (why != null) return new Glance(why, false, List.of(), null, null);
                 boolean keep = kept.addAndGet(sizeOf(f)) <= KEPT_BYTES;
-                return new Glance(null, n.has("log"), BatchCommand.named(f, n), null, keep ? n : null);
+                return new Glance(null, n.has("log"), BatchCommand.named(f, n), null,
+                        keep ? new java.util.concurrent.atomic.AtomicReference<>(n) : null);
             } catch (SpecException e) {
                 return new Glance(null, false, List.of(), e, null);
             }

@@ -49,6 +49,8 @@ public final class LogSource {
     private final long maxBytes;
     private String sample;
     private long cutLines;
+    /** The bytes a pass's buffer starts with ({@link #firstBuffer()}); 0 until a pass asks. */
+    private int firstBuffer;
 
     private LogSource(Path file, String text, String name, long maxBytes) {
         this.file = file;
@@ -208,8 +210,6 @@ public final class LogSource {
         }
         return firstBuffer;
     }
-
-    private int firstBuffer;
 
     /** One pass: an iterator of lines that is its own Iterable (for a for-each loop) and is closed after use. */
     public abstract class Pass implements Iterator<String>, Iterable<String>, AutoCloseable {
