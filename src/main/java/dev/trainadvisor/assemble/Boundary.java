@@ -15,20 +15,23 @@ import java.nio.file.Path;
  */
 public final class Boundary {
     /** No boundary. */
-    public static final Boundary NONE = new Boundary(null, null);
+    public static final Boundary NONE = new Boundary(null, null, null);
 
     private final Path root;
     private final String shown;
+    /** The folder as named, absolute: its entries as listed ({@link #containsEntry}). */
+    private final Path folder;
 
-    private Boundary(Path root, String shown) {
+    private Boundary(Path root, String shown, Path folder) {
         this.root = root;
         this.shown = shown;
+        this.folder = folder;
     }
 
     /** The boundary of {@code folder}, as the user named it in messages. */
     public static Boundary of(Path folder) {
         try {
-            return new Boundary(folder.toRealPath(), folder.toString());
+            return new Boundary(folder.toRealPath(), folder.toString(), folder.toAbsolutePath().normalize());
         } catch (IOException e) {
             throw new SpecException(folder.toString(), null, "a readable folder: " + e.getMessage());
         }
@@ -41,6 +44,17 @@ public final class Boundary {
         if (root == null) return true;
         Path real = realOrNearest(p.toAbsolutePath().normalize());
         return real != null && real.startsWith(root);
+    }
+
+    /**
+     * Whether {@code entry}, an entry of the folder as listed, is inside: one that is no symbolic link ({@code link}
+     * false, from its own attributes) is, since its real path is the folder's and its name, so its path is not resolved
+     * again; a link, or a path elsewhere, as {@link #contains} says.
+     */
+    public boolean containsEntry(Path entry, boolean link) {
+        if (root == null) return true;
+        if (!link && folder.equals(entry.toAbsolutePath().normalize().getParent())) return true;
+        return contains(entry);
     }
 
     /** {@code p}, or a refusal naming {@code file} and {@code field} (what named it) when it leads outside. */
