@@ -294,10 +294,15 @@ public final class FactBuilder {
                 dev.trainadvisor.perf.Offloading.hostLinkGbps(c.gpu().hostPcieGen()), rate, o);
     }
 
+    /** A PCIe link's generation in its catalogue key (knowledge-base/links.json: "PCIe3", "PCIe4", "PCIe5"). */
+    private static final java.util.regex.Pattern PCIE_GEN = java.util.regex.Pattern.compile("PCIe(\\d)");
+
     /** The PCIe generation of the node's host: the link's for a PCIe link, else the GPU's (4 when unknown). */
     static int hostPcieGen(Cluster c) {
-        java.util.regex.Matcher g = java.util.regex.Pattern.compile("PCIe(\\d)").matcher(c.intraNode().key());
-        if (c.intraNode().kind() == dev.trainadvisor.spec.LinkKind.PCIE && g.find()) return Integer.parseInt(g.group(1));
+        if (c.intraNode().kind() == dev.trainadvisor.spec.LinkKind.PCIE) {
+            java.util.regex.Matcher g = PCIE_GEN.matcher(c.intraNode().key());
+            if (g.find()) return Integer.parseInt(g.group(1));
+        }
         return c.gpu().hostPcieGen() > 0 ? c.gpu().hostPcieGen() : 4;
     }
 

@@ -644,8 +644,9 @@ public final class Fit {
         Efficiency base = s.base();
         List<Param> out = new ArrayList<>();
         out.add(new Param(FitParam.COMPUTE_SCALE, s.computeScale(), COMPUTE_NOMINAL_SIGMA, COMPUTE_FAULT_SIGMA,
-                COMPUTE_GROSS_SIGMA, String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
-                        base.gemmFractionOfPeak(), base.attentionFractionOfPeak())));
+                COMPUTE_GROSS_SIGMA, Sources.of(java.util.Arrays.asList("compute", base.gemmFractionOfPeak(), base.attentionFractionOfPeak()),
+                        () -> String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
+                                base.gemmFractionOfPeak(), base.attentionFractionOfPeak()))));
         if (s.hasIntraLink()) {
             boolean measured = c.intraNode().busbwMeasured();
             out.add(new Param(FitParam.INTRA_NODE_BUSBW, s.value(FitParam.INTRA_NODE_BUSBW),
@@ -657,15 +658,37 @@ public final class Fit {
             boolean measured = !Double.isNaN(c.interNode().busbwGbps());
             out.add(new Param(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS),
                     measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
-                    measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps" : String.format(java.util.Locale.ROOT,
-                            "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(), c.interNode().nicsPerNode(),
-                            num(c.interNode().lineRateGbitS()), num(c.interNode().efficiency()))));
+                    measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps" : Sources.of(
+                            java.util.Arrays.asList(c.interNode().key(), c.interNode().nicsPerNode(), c.interNode().lineRateGbitS(),
+                                    c.interNode().efficiency()),
+                            () -> String.format(java.util.Locale.ROOT, "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(),
+                                    c.interNode().nicsPerNode(), num(c.interNode().lineRateGbitS()),
+                                    num(c.interNode().efficiency())))));
         }
         // log-odds of exactly 0 or 1 is infinite: a prior at the bound starts just inside it
         double overlap = Math.min(0.999, Math.max(0.001, s.overlap()));
         out.add(new Param(FitParam.OVERLAP_FRACTION, overlap, OVERLAP_NOMINAL_SIGMA, OVERLAP_FAULT_SIGMA,
                 overlap == Efficiency.OVERLAP_FRACTION ? "Efficiency.OVERLAP_FRACTION" : "given efficiency"));
         return out;
+    }
+
+    /**
+     * The sources of the fitted quantities' priors, each formatted once for the values it quotes: a fleet's runs share a
+     * few GPUs and networks, and String.format at every fit was 1% of a batch's samples. Bounded: past
+     * {@link #MAX_SOURCES} values (a fleet of user-given efficiencies) a source is formatted each time.
+     */
+    private static final class Sources {
+        static final int MAX_SOURCES = 4096;
+        private static final java.util.concurrent.ConcurrentHashMap<List<Object>, String> FORMATTED =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        static String of(List<Object> values, java.util.function.Supplier<String> format) {
+            String s = FORMATTED.get(values);
+            if (s != null) return s;
+            s = format.get();
+            if (FORMATTED.size() < MAX_SOURCES) FORMATTED.putIfAbsent(values, s);
+            return s;
+        }
     }
 
     /** A measured time and the part of the predicted step it is matched to. */
