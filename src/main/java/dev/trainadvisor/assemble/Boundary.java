@@ -19,7 +19,7 @@ public final class Boundary {
 
     private final Path root;
     private final String shown;
-    /** The folder as named, absolute: its entries as listed ({@link #containsEntry}). */
+    /** The folder as named, absolute: its entries as listed ({@link #containsNonLink}). */
     private final Path folder;
 
     private Boundary(Path root, String shown, Path folder) {
@@ -47,13 +47,13 @@ public final class Boundary {
     }
 
     /**
-     * Whether {@code entry}, an entry of the folder as listed, is inside: one that is no symbolic link ({@code link}
-     * false, from its own attributes) is, since its real path is the folder's and its name, so its path is not resolved
-     * again; a link, or a path elsewhere, as {@link #contains} says.
+     * As {@link #contains}, of {@code entry}, which is no symbolic link (its own attributes say so): an entry of the
+     * folder as listed is inside without its path resolved again, since its real path is the folder's and its name; a
+     * path elsewhere is resolved.
      */
-    public boolean containsEntry(Path entry, boolean link) {
+    public boolean containsNonLink(Path entry) {
         if (root == null) return true;
-        if (!link && folder.equals(entry.toAbsolutePath().normalize().getParent())) return true;
+        if (folder.equals(entry.toAbsolutePath().normalize().getParent())) return true;
         return contains(entry);
     }
 

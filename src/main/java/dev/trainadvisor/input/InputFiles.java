@@ -120,8 +120,8 @@ public final class InputFiles {
     }
 
     private static String decodeStrictly(byte[] bytes) throws CharacterCodingException {
-        // ASCII, what run files and most logs are, is UTF-8 that needs no decoder: the same string, without the decoder's
-        // buffer of chars and its copy
+        // ASCII, what run files and most logs are, is UTF-8 that needs no decoder: the same string, without the
+        // decoder's buffer of chars and its copy
         if (ascii(bytes)) return new String(bytes, StandardCharsets.US_ASCII);
         return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();

@@ -644,8 +644,10 @@ public final class Fit {
         Efficiency base = s.base();
         List<Param> out = new ArrayList<>();
         out.add(new Param(FitParam.COMPUTE_SCALE, s.computeScale(), COMPUTE_NOMINAL_SIGMA, COMPUTE_FAULT_SIGMA,
-                COMPUTE_GROSS_SIGMA, Sources.of(java.util.Arrays.asList("compute", base.gemmFractionOfPeak(), base.attentionFractionOfPeak()),
-                        () -> String.format(java.util.Locale.ROOT, "default efficiency: GEMMs %.3f, attention %.3f of peak",
+                COMPUTE_GROSS_SIGMA, Sources.of(
+                        java.util.Arrays.asList("compute", base.gemmFractionOfPeak(), base.attentionFractionOfPeak()),
+                        () -> String.format(java.util.Locale.ROOT,
+                                "default efficiency: GEMMs %.3f, attention %.3f of peak",
                                 base.gemmFractionOfPeak(), base.attentionFractionOfPeak()))));
         if (s.hasIntraLink()) {
             boolean measured = c.intraNode().busbwMeasured();
@@ -659,11 +661,11 @@ public final class Fit {
             out.add(new Param(FitParam.INTER_NODE_GBPS, s.value(FitParam.INTER_NODE_GBPS),
                     measured ? MEASURED_LINK_SIGMA : LINK_NOMINAL_SIGMA, measured ? MEASURED_LINK_SIGMA : LINK_FAULT_SIGMA,
                     measured ? Double.NaN : LINK_GROSS_SIGMA, measured ? "measured inter_node.busbw_gbps" : Sources.of(
-                            java.util.Arrays.asList(c.interNode().key(), c.interNode().nicsPerNode(), c.interNode().lineRateGbitS(),
-                                    c.interNode().efficiency()),
-                            () -> String.format(java.util.Locale.ROOT, "catalogue %s: %d x %s Gbit/s x %s", c.interNode().key(),
-                                    c.interNode().nicsPerNode(), num(c.interNode().lineRateGbitS()),
-                                    num(c.interNode().efficiency())))));
+                            java.util.Arrays.asList(c.interNode().key(), c.interNode().nicsPerNode(),
+                                    c.interNode().lineRateGbitS(), c.interNode().efficiency()),
+                            () -> String.format(java.util.Locale.ROOT, "catalogue %s: %d x %s Gbit/s x %s",
+                                    c.interNode().key(), c.interNode().nicsPerNode(),
+                                    num(c.interNode().lineRateGbitS()), num(c.interNode().efficiency())))));
         }
         // log-odds of exactly 0 or 1 is infinite: a prior at the bound starts just inside it
         double overlap = Math.min(0.999, Math.max(0.001, s.overlap()));
@@ -673,8 +675,8 @@ public final class Fit {
     }
 
     /**
-     * The sources of the fitted quantities' priors, each formatted once for the values it quotes: a fleet's runs share a
-     * few GPUs and networks, and String.format at every fit was 1% of a batch's samples. Bounded: past
+     * The sources of the fitted quantities' priors, each formatted once for the values it quotes: a fleet's runs share
+     * a few GPUs and networks, and String.format at every fit was 1% of a batch's samples. Bounded: past
      * {@link #MAX_SOURCES} values (a fleet of user-given efficiencies) a source is formatted each time.
      */
     private static final class Sources {

@@ -14,9 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * What the batch's listing makes of each kind of entry (BatchCommand.Entry): an entry that is no symbolic link is judged
- * from its own attributes, read once, and a link by following it, each question asked of the file system; both give
- * the kinds written out here, so that the one read of attributes changes nothing a user sees.
+ * What the batch's listing makes of each kind of entry (BatchCommand.Entry): an entry that is no symbolic link is
+ * judged from its own attributes, read once, and a link by following it, each question asked of the file system; both
+ * give the kinds written out here, so that the one read of attributes changes nothing a user sees.
  */
 class BatchEntryTest {
 
@@ -48,9 +48,12 @@ class BatchEntryTest {
         assertEquals(BatchCommand.Entry.Kind.FOLDER, kind(dir.resolve("sub"), none, boundary));
         assertEquals(BatchCommand.Entry.Kind.EMPTY, kind(dir.resolve("blank.log"), none, boundary));
         assertEquals(BatchCommand.Entry.Kind.FILE, kind(dir.resolve("notes.txt"), none, boundary));
-        assertEquals(BatchCommand.Entry.Kind.FILE, kind(dir.resolve("in.yaml"), none, boundary), "a link inside the folder");
-        assertEquals(BatchCommand.Entry.Kind.OUTSIDE, kind(dir.resolve("out.yaml"), none, boundary), "a link leading out");
-        assertEquals(BatchCommand.Entry.Kind.FILE, kind(dir.resolve("out.yaml"), none, Boundary.NONE), "--allow-outside");
+        assertEquals(BatchCommand.Entry.Kind.FILE, kind(dir.resolve("in.yaml"), none, boundary),
+                "a link inside the folder");
+        assertEquals(BatchCommand.Entry.Kind.OUTSIDE, kind(dir.resolve("out.yaml"), none, boundary),
+                "a link leading out");
+        assertEquals(BatchCommand.Entry.Kind.FILE, kind(dir.resolve("out.yaml"), none, Boundary.NONE),
+                "--allow-outside");
         assertEquals(BatchCommand.Entry.Kind.OUTSIDE, kind(dir.resolve("gone.yaml"), none, boundary),
                 "a link to nothing: where it leads is unknown");
         assertEquals(BatchCommand.Entry.Kind.DANGLING, kind(dir.resolve("gone.yaml"), none, Boundary.NONE));

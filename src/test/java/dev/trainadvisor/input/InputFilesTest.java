@@ -40,8 +40,8 @@ class InputFilesTest {
         Path fifo = dir.resolve("pipe.yaml");
         Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertEquals(0, p.waitFor());
-        assertEquals(fifo + ": " + WHAT + "; not a regular file (a device, pipe or socket is not read: it may never end)",
-                refusal(fifo));
+        assertEquals(fifo + ": " + WHAT + "; not a regular file (a device, pipe or socket is not read: it may never "
+                + "end)", refusal(fifo));
         Path real = Files.writeString(dir.resolve("real.yaml"), "a: 1\n");
         Path link = Files.createSymbolicLink(dir.resolve("link.yaml"), real);
         assertEquals("a: 1\n", InputFiles.readUtf8(link, WHAT));
