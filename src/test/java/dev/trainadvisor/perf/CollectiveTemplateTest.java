@@ -111,4 +111,86 @@ class CollectiveTemplateTest {
                 new Cluster(two.name(), two.gpu(), two.nodes(), two.gpusPerNode(), two.intraNode(), two.interNode(),
                         2 * two.nvlinkDomain(), two.host())), "a wider NVLink domain");
     }
+
+    /** The fields a fit moves, which sameBesidesBandwidths alone may find different: a link's bandwidth, measured or not. */
+    static final java.util.Set<String> BANDWIDTHS = java.util.Set.of("IntraNodeLink.busbwGbps",
+            "IntraNodeLink.busbwMeasured", "Network.busbwGbps");
+
+    /**
+     * Every other field of the cluster, its intra-node link and its network changes what a template may be placed on: a
+     * copy that differs in that field alone is not "the same besides bandwidths" (a field added to these records and left
+     * out of the comparison would let a template planned on one cluster be placed on another). Each scalar field is
+     * changed in turn through the record's constructor (another number, the other boolean, another string or constant);
+     * the records' fields are listed, so that a new one fails here until the comparison and this list take it.
+     */
+    @Test
+    void everyOtherFieldOfTheClusterAndItsLinksCounts() throws Exception {
+        Cluster two = PerfFixtures.dgxA100(2);
+        assertEquals(List.of("name", "gpu", "nodes", "gpusPerNode", "intraNode", "interNode", "nvlinkDomain", "host"),
+                names(Cluster.class));
+        assertEquals(List.of("key", "kind", "unidirectionalGbps", "busbwGbps", "alphaUs", "busbwMeasured", "source", "host",
+                "nvlsGain"), names(dev.trainadvisor.spec.IntraNodeLink.class));
+        assertEquals(List.of("key", "lineRateGbitS", "efficiency", "alphaUs", "nicsPerNode", "busbwGbps", "source", "sharp"),
+                names(Network.class));
+        int changed = 0;
+        for (Object[] v : variants(two.intraNode())) {
+            String field = (String) v[0];
+            boolean same = StepModel.Recent.sameBesidesBandwidths(two,
+                    two.withIntraNode((dev.trainadvisor.spec.IntraNodeLink) v[1]));
+            assertEquals(BANDWIDTHS.contains("IntraNodeLink." + field), same, "IntraNodeLink." + field);
+            changed++;
+        }
+        for (Object[] v : variants(two.interNode())) {
+            String field = (String) v[0];
+            boolean same = StepModel.Recent.sameBesidesBandwidths(two, two.withInterNode((Network) v[1]));
+            assertEquals(BANDWIDTHS.contains("Network." + field), same, "Network." + field);
+            changed++;
+        }
+        for (Object[] v : variants(two)) {
+            assertFalse(StepModel.Recent.sameBesidesBandwidths(two, (Cluster) v[1]), "Cluster." + v[0]);
+            changed++;
+        }
+        assertTrue(changed >= 16, changed + " fields changed");
+    }
+
+    private static List<String> names(Class<?> record) {
+        return java.util.Arrays.stream(record.getRecordComponents()).map(java.lang.reflect.RecordComponent::getName).toList();
+    }
+
+    /**
+     * Copies of {@code r} that each differ in one scalar field (a number, a boolean, a string or an enum constant), as
+     * pairs of the field's name and the copy; fields the record's constructor refuses another value of are left out.
+     */
+    private static List<Object[]> variants(Record r) throws Exception {
+        var components = r.getClass().getRecordComponents();
+        Class<?>[] types = java.util.Arrays.stream(components).map(java.lang.reflect.RecordComponent::getType)
+                .toArray(Class<?>[]::new);
+        var constructor = r.getClass().getDeclaredConstructor(types);
+        Object[] values = new Object[components.length];
+        for (int i = 0; i < values.length; i++) values[i] = components[i].getAccessor().invoke(r);
+        List<Object[]> out = new java.util.ArrayList<>();
+        for (int i = 0; i < values.length; i++) {
+            Object other = other(types[i], values[i]);
+            if (other == null) continue;
+            Object[] changed = values.clone();
+            changed[i] = other;
+            try {
+                out.add(new Object[] {components[i].getName(), constructor.newInstance(changed)});
+            } catch (java.lang.reflect.InvocationTargetException refused) {
+                // a value the record does not take (an NVLink domain that is not a multiple of the node's GPUs, say)
+            }
+        }
+        return out;
+    }
+
+    private static Object other(Class<?> type, Object v) {
+        if (type == double.class) return Double.isNaN((Double) v) ? 7.0 : (Double) v * 2 + 1;
+        if (type == int.class) return (Integer) v * 2;
+        if (type == boolean.class) return !(Boolean) v;
+        if (type == String.class) return v + " (another)";
+        if (type.isEnum()) {
+            for (Object c : type.getEnumConstants()) if (c != v) return c;
+        }
+        return null;
+    }
 }
