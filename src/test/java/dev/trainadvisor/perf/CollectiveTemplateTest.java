@@ -112,14 +112,16 @@ class CollectiveTemplateTest {
                         2 * two.nvlinkDomain(), two.host())), "a wider NVLink domain");
     }
 
-    /** The fields a fit moves, which sameBesidesBandwidths alone may find different: a link's bandwidth, measured or not. */
+    /**
+     * The fields a fit moves, which sameBesidesBandwidths alone may find different: a link's bandwidth, measured or not.
+     */
     static final java.util.Set<String> BANDWIDTHS = java.util.Set.of("IntraNodeLink.busbwGbps",
             "IntraNodeLink.busbwMeasured", "Network.busbwGbps");
 
     /**
-     * Every other field of the cluster, its intra-node link and its network changes what a template may be placed on: a
-     * copy that differs in that field alone is not "the same besides bandwidths" (a field added to these records and left
-     * out of the comparison would let a template planned on one cluster be placed on another). Each scalar field is
+     * Every other field of the cluster, its intra-node link and its network changes what a template may be placed on:
+     * a copy that differs in that field alone is not "the same besides bandwidths" (a field added to these records and
+     * left out of the comparison would let a template planned on one cluster be placed on another). Each scalar field is
      * changed in turn through the record's constructor (another number, the other boolean, another string or constant);
      * the records' fields are listed, so that a new one fails here until the comparison and this list take it.
      */
@@ -128,10 +130,10 @@ class CollectiveTemplateTest {
         Cluster two = PerfFixtures.dgxA100(2);
         assertEquals(List.of("name", "gpu", "nodes", "gpusPerNode", "intraNode", "interNode", "nvlinkDomain", "host"),
                 names(Cluster.class));
-        assertEquals(List.of("key", "kind", "unidirectionalGbps", "busbwGbps", "alphaUs", "busbwMeasured", "source", "host",
-                "nvlsGain"), names(dev.trainadvisor.spec.IntraNodeLink.class));
-        assertEquals(List.of("key", "lineRateGbitS", "efficiency", "alphaUs", "nicsPerNode", "busbwGbps", "source", "sharp"),
-                names(Network.class));
+        assertEquals(List.of("key", "kind", "unidirectionalGbps", "busbwGbps", "alphaUs", "busbwMeasured", "source",
+                "host", "nvlsGain"), names(dev.trainadvisor.spec.IntraNodeLink.class));
+        assertEquals(List.of("key", "lineRateGbitS", "efficiency", "alphaUs", "nicsPerNode", "busbwGbps", "source",
+                "sharp"), names(Network.class));
         int changed = 0;
         for (Object[] v : variants(two.intraNode())) {
             String field = (String) v[0];
@@ -154,7 +156,8 @@ class CollectiveTemplateTest {
     }
 
     private static List<String> names(Class<?> record) {
-        return java.util.Arrays.stream(record.getRecordComponents()).map(java.lang.reflect.RecordComponent::getName).toList();
+        return java.util.Arrays.stream(record.getRecordComponents()).map(java.lang.reflect.RecordComponent::getName)
+                .toList();
     }
 
     /**
