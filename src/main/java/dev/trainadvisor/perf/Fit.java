@@ -677,7 +677,9 @@ public final class Fit {
     /**
      * The sources of the fitted quantities' priors, each formatted once for the values it quotes: a fleet's runs share
      * a few GPUs and networks, and String.format at every fit was 1% of a batch's samples. Bounded: past
-     * {@link #MAX_SOURCES} values (a fleet of user-given efficiencies) a source is formatted each time.
+     * {@link #MAX_SOURCES} values (a fleet of user-given efficiencies) a source is formatted each time. Not a
+     * {@link LayoutCache}: a string formatted is no layout's work, and its look-ups, two a fit, would count among the
+     * layout caches' hits that LayoutCacheAdviceTest holds to the layouts a fleet repeats.
      */
     private static final class Sources {
         static final int MAX_SOURCES = 4096;
