@@ -36,6 +36,8 @@ public final class FleetStream implements AutoCloseable {
     private final Writer out;
     private final Pages pages;
     private final List<Fleet.Entry> entries = new ArrayList<>();
+    /** A CSV's rows with their cells, formatted as each run comes (BatchTable.Line). */
+    private final List<BatchTable.Line> lines = new ArrayList<>();
     private final List<AdviceView> views = new ArrayList<>();
     private Json.ArrayStream json;
     /** The fleet the run pages are written for: its entries do not matter to a run's page, only its folder and page. */
@@ -75,7 +77,7 @@ public final class FleetStream implements AutoCloseable {
         try {
             switch (format) {
                 case JSON -> json.add(a);
-                case CSV -> entries.add(new Fleet.Entry(null, file, BatchTable.row(advice, file), 0, 0, 0, 0, null, 0));
+                case CSV -> lines.add(BatchTable.Line.of(BatchTable.row(advice, file)));
                 case MD, HTML -> {
                     int k = entries.size();
                     entries.add(Fleet.Entry.of(a, file));
@@ -94,7 +96,7 @@ public final class FleetStream implements AutoCloseable {
         try {
             switch (format) {
                 case JSON -> json.end();
-                case CSV -> out.write(BatchTable.ranked(entries.stream().map(Fleet.Entry::row).toList()).csv());
+                case CSV -> out.write(BatchTable.csv(lines));
                 case MD, HTML -> {
                     Fleet fleet = Fleet.of(entries, views.size() == entries.size() ? views : List.of(), failures, skipped, null, null);
                     if (pages != null) fleet = fleet.withRunPages(pages.folder().getFileName().toString(), pages.page());

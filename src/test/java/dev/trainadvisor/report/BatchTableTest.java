@@ -85,4 +85,38 @@ class BatchTableTest {
             assertTrue(standings.getOrDefault(s, 0) > 0, s + " among " + standings);
         assertTrue(causes > 50 && remedies > 50, causes + " rows with a cause, " + remedies + " with a remedy");
     }
+
+    /**
+     * A batch writes its CSV a row at a time as the runs come and ranks the lines at the end (BatchTable.Line): the
+     * bytes are those of the whole table written at once, ranked, over rows whose fields need quoting (a comma, a quote,
+     * a line break, blanks at an end), cells that are empty (NaN), every standing, and ties of the ranking that only the
+     * file name breaks, given in an order that is not the ranking's.
+     */
+    @Test
+    void theRowsWrittenOneByOneAreTheTableWrittenAtOnce() {
+        String[] names = {"plain", "with, comma", "with \"quotes\"", "two\nlines", "carriage\rreturn", " padded ",
+                "", "ünïcödé", "tab\there", "\"\"", ",", "a\r\nb"};
+        BatchTable.Standing[] standings = BatchTable.Standing.values();
+        List<BatchTable.Row> rows = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            BatchTable.Standing st = standings[i % standings.length];
+            // a few losses only, so that many rows tie on what they are ranked by and the file name decides
+            double lost = (i % 3) * 0.25;
+            String name = names[i % names.length];
+            rows.add(new BatchTable.Row(name, "file-" + (59 - i) + (i % 5 == 0 ? ", odd" : "") + ".yaml", 8 + i,
+                    i % 2 == 0 ? "H100" : "A100 \"SXM\"", names[(i + 3) % names.length], i % 7 == 0 ? Double.NaN : 1000 + i,
+                    2000.5 - i, 0.5 + i / 100.0, lost, i % 4 == 0 ? Double.NaN : 0.4, i % 6 == 0 ? "" : "cause, " + i,
+                    "high", 0.1 * i, i % 2 == 0 ? "" : "remedy \"x\"", 1.25, 100.0 / 3, 200, lost,
+                    st == BatchTable.Standing.TOTAL ? 12.5 : Double.NaN, 8 * lost,
+                    st == BatchTable.Standing.TOTAL ? 100 * lost : Double.NaN, st));
+        }
+        List<BatchTable.Line> lines = new ArrayList<>();
+        for (BatchTable.Row r : rows) lines.add(BatchTable.Line.of(r));
+        String atOnce = BatchTable.ranked(rows).csv();
+        assertEquals(atOnce, BatchTable.csv(lines));
+        // the order given is not already the ranking's, and some fields were quoted
+        assertTrue(!BatchTable.ranked(rows).rows().equals(rows), "the rows were given ranked");
+        assertTrue(atOnce.contains("\"with, comma\"") && atOnce.contains("\"two\nlines\""), atOnce);
+        assertEquals(BatchTable.of(List.of(), List.of()).csv(), BatchTable.csv(List.of()));
+    }
 }
