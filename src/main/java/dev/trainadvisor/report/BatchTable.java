@@ -73,9 +73,15 @@ public record BatchTable(List<Row> rows) {
     }
 
     /** Totals, then rates, each most lost first; then the runs not ranked; by file name among equals. */
-    static final Comparator<Row> RANKING = Comparator.comparing(Row::standing)
-            .thenComparing(Comparator.comparingDouble(BatchTable::rankedBy).reversed())
-            .thenComparing(Row::file);
+    static final Comparator<Row> RANKING = ranking(Row::standing, BatchTable::rankedBy, Row::file);
+
+    /** The ranking, of rows or of what a CSV's line keeps of its row ({@link Line}). */
+    private static <T> Comparator<T> ranking(java.util.function.Function<T, Standing> standing,
+                                             java.util.function.ToDoubleFunction<T> rankedBy,
+                                             java.util.function.Function<T, String> file) {
+        return Comparator.comparing(standing).thenComparing(Comparator.comparingDouble(rankedBy).reversed())
+                .thenComparing(file);
+    }
 
     /** The rows ranked ({@link #RANKING}). */
     static BatchTable ranked(List<Row> rows) {
@@ -230,19 +236,29 @@ public record BatchTable(List<Row> rows) {
     private static final Csv.Rows CSV_ROWS = new Csv.Rows(List.of(HEADER));
 
     /**
-     * A row with its line of the CSV, written when the row comes: a batch's writer formats each run's row while the
-     * next runs are advised, where formatting and writing the 10,000 rows of bench/batch.sh's fleet once the last was in
-     * had taken 0.13-0.16 s on one core, in code not yet compiled, the other core idle (57th stop).
+     * A row's line of the CSV, written when the row comes, with what the ranking reads of the row: a batch's writer
+     * formats each run's row while the next runs are advised, where formatting and writing the 10,000 rows of
+     * bench/batch.sh's fleet once the last was in had taken 0.13-0.16 s on one core, in code not yet compiled, the
+     * other core idle (57th stop). The row itself is not kept: on that fleet a line and its text hold some 240 bytes a
+     * run where a row, its fleet entry and its run's name held some 280 (jcmd GC.class_histogram during a batch).
+     *
+     * @param rankedBy {@link #rankedBy} of the row
      */
-    record Line(Row row, String csv) {
-        static Line of(Row r) { return new Line(r, CSV_ROWS.row(List.of(cells(r)))); }
+    record Line(Standing standing, double rankedBy, String file, String csv) {
+        static Line of(Row r) {
+            return new Line(r.standing(), BatchTable.rankedBy(r), r.file(),
+                    CSV_ROWS.row(List.of(BatchTable.cells(r))));
+        }
     }
+
+    /** {@link #RANKING}, read off the lines. */
+    private static final Comparator<Line> LINE_RANKING = ranking(Line::standing, Line::rankedBy, Line::file);
 
     /** The CSV of {@code lines}: the same bytes as {@link #csv()} of {@link #ranked} of their rows. */
     static String csv(List<Line> lines) {
         List<Line> sorted = new ArrayList<>(lines);
-        // a stable sort by the rows' ranking: the order ranked gives the same rows
-        sorted.sort(Comparator.comparing(Line::row, RANKING));
+        // a stable sort by what ranked sorts the rows by: the same order
+        sorted.sort(LINE_RANKING);
         StringBuilder out = new StringBuilder(CSV_ROWS.header());
         for (Line l : sorted) out.append(l.csv());
         return out.toString();
