@@ -1,6 +1,5 @@
 package dev.trainadvisor.cli;
 
-import dev.trainadvisor.advice.Advice;
 import dev.trainadvisor.advice.TrainAdvisor;
 import dev.trainadvisor.assemble.Boundary;
 import dev.trainadvisor.assemble.RunFiles;
@@ -143,7 +142,8 @@ final class BatchCommand implements Callable<Integer> {
                     ahead.add(pool.submit(() -> {
                         try {
                             RunSpec s = RunFiles.read(item.read(), item.file().toString(), warn, boundary);
-                            return advisor.adviseRun(s.cluster(), s.run());
+                            // the run's part of the report is worked out here too, beside the next runs' advice
+                            return stream.prepare(advisor.adviseRun(s.cluster(), s.run()), item.name());
                         } catch (SpecException e) {
                             return e;
                         } finally {
@@ -152,8 +152,8 @@ final class BatchCommand implements Callable<Integer> {
                     }));
                 }
                 Object r = result(ahead.poll());
-                if (r instanceof Advice a) {
-                    stream.add(a, items.get(i).name());
+                if (r instanceof FleetStream.Prepared p) {
+                    stream.add(p);
                     advised++;
                     boundHeap();
                 } else {

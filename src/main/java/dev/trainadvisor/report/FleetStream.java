@@ -71,18 +71,53 @@ public final class FleetStream implements AutoCloseable {
     public FleetStream(Format format, Writer out) { this(format, out, null); }
 
     /** The next run's advice, in file-name order, from {@code file}. */
-    public void add(Advice advice, String file) {
-        // a CSV's row is read off the advice itself (BatchTable#row(Advice, String)): the view is all the rest
-        AdviceView a = format == Format.CSV ? null : AdviceView.of(advice);
+    public void add(Advice advice, String file) { add(prepare(advice, file)); }
+
+    /**
+     * A run's part of the report, worked out from its advice alone: its CSV line, its JSON, or its fleet entry with its
+     * page's text (or its view, for a page that may show it). It reads nothing this stream holds but what is fixed
+     * when it is made, so any thread may work it out: a batch does it on the thread that advised the run, beside the
+     * next runs, and the writer {@link #add(Prepared) adds} the parts in file-name order. Rendering a run's page and
+     * its view had kept the writer's thread the batch's busiest: an HTML batch of bench/fleet.py's 10,000 runs spent 8.2
+     * s of user time there beside the advising threads' 6.3 s each, the two cores 1.75 busy; prepared beside the advice,
+     * 1.89-1.92, and the batch 6-14% shorter (three pairs alternated, `perf stat`; 57th stop). A JSON or CSV batch was
+     * already bound by its two cores.
+     */
+    public Prepared prepare(Advice advice, String file) {
+        return switch (format) {
+            // a CSV's row is read off the advice itself (BatchTable#row(Advice, String)): the view is all the rest
+            case CSV -> new Prepared(BatchTable.Line.of(BatchTable.row(advice, file)), null, null, null, null);
+            case JSON -> new Prepared(null, Json.ArrayStream.element(AdviceView.of(advice)), null, null, null);
+            case MD, HTML -> {
+                AdviceView a = AdviceView.of(advice);
+                yield new Prepared(null, null, Fleet.Entry.of(a, file), pages == null ? a : null,
+                        pages == null ? null : pageFleet.runPage(a, file, pages.ext()));
+            }
+        };
+    }
+
+    /**
+     * One run's part of the report ({@link #prepare}): what its format needs, the rest null.
+     *
+     * @param line  a CSV's line
+     * @param json  the run's element of the JSON array
+     * @param entry the fleet page's entry of an MD or HTML report
+     * @param view  the run's view, where its report may be a section of the fleet's page (no run pages)
+     * @param page  the run's page, where it has one
+     */
+    public record Prepared(BatchTable.Line line, String json, Fleet.Entry entry, AdviceView view, String page) {}
+
+    /** The next run's part of the report ({@link #prepare}), in file-name order. */
+    public void add(Prepared p) {
         try {
             switch (format) {
-                case JSON -> json.add(a);
-                case CSV -> lines.add(BatchTable.Line.of(BatchTable.row(advice, file)));
+                case JSON -> json.addElement(p.json());
+                case CSV -> lines.add(p.line());
                 case MD, HTML -> {
                     int k = entries.size();
-                    entries.add(Fleet.Entry.of(a, file));
-                    if (pages != null) write(Fleet.runPageName(k, pages.ext()), pageFleet.runPage(a, file, pages.ext()));
-                    else if (entries.size() <= Fleet.INLINE_RUNS) views.add(a);
+                    entries.add(p.entry());
+                    if (pages != null) write(Fleet.runPageName(k, pages.ext()), p.page());
+                    else if (entries.size() <= Fleet.INLINE_RUNS) views.add(p.view());
                     else views.clear();   // too many to be sections of the page: their reports are not on it
                 }
             }

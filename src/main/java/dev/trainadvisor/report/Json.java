@@ -150,26 +150,39 @@ public final class Json {
 
     /**
      * {@link #of(List)} written one advice at a time, the same bytes: a batch holds one run's advice at a time, not the
-     * fleet's.
+     * fleet's. Each element is written on its own ({@link #element}, on any thread: a batch writes it on the thread that
+     * advised the run) and placed as the pretty printer places an array's values: each on a line of its own after "["
+     * or ",", one level deeper (each of its line breaks followed by the array's indent, two spaces: a string's line
+     * breaks are escaped, so every line break in it is the printer's), the array closed on a line of its own, or "[ ]"
+     * when empty. FleetStreamTest holds it to {@link #of(List)}.
      */
     static final class ArrayStream {
-        private final com.fasterxml.jackson.databind.ObjectWriter writer = writer();
-        private final JsonGenerator gen;
+        private static final String INDENT = "  ";
         private final java.io.Writer out;
+        private int elements;
 
         ArrayStream(java.io.Writer out) throws IOException {
             this.out = out;
-            this.gen = writer.createGenerator(out);
-            gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-            gen.writeStartArray();
+            out.write('[');
         }
 
-        void add(AdviceView a) throws IOException { MAPPER.writeValue(gen, a); }
-
-        void end() throws IOException {
-            gen.writeEndArray();
-            gen.flush();
-            out.write("\n");
+        /** {@code a} as an element of the array. */
+        static String element(AdviceView a) {
+            try {
+                return writer().writeValueAsString(a).replace("\n", "\n" + INDENT);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("cannot write advice as JSON", e);
+            }
         }
+
+        void add(AdviceView a) throws IOException { addElement(element(a)); }
+
+        /** The next element, as {@link #element} wrote it. */
+        void addElement(String element) throws IOException {
+            out.write(elements++ == 0 ? "\n" + INDENT : ",\n" + INDENT);
+            out.write(element);
+        }
+
+        void end() throws IOException { out.write(elements == 0 ? " ]\n" : "\n]\n"); }
     }
 }
