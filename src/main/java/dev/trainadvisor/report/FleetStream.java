@@ -36,7 +36,7 @@ public final class FleetStream implements AutoCloseable {
     private final Writer out;
     private final Pages pages;
     private final List<Fleet.Entry> entries = new ArrayList<>();
-    /** A CSV's rows with their cells, formatted as each run comes (BatchTable.Line). */
+    /** A CSV's lines, each written as its run came (BatchTable.Line), ranked at the end. */
     private final List<BatchTable.Line> lines = new ArrayList<>();
     private final List<AdviceView> views = new ArrayList<>();
     private Json.ArrayStream json;

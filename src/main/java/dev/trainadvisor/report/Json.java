@@ -175,8 +175,6 @@ public final class Json {
             }
         }
 
-        void add(AdviceView a) throws IOException { addElement(element(a)); }
-
         /** The next element, as {@link #element} wrote it. */
         void addElement(String element) throws IOException {
             out.write(elements++ == 0 ? "\n" + INDENT : ",\n" + INDENT);
