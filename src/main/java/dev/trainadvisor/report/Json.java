@@ -158,6 +158,8 @@ public final class Json {
      */
     static final class ArrayStream {
         private static final String INDENT = "  ";
+        /** The writer of {@link #of(List)}, made once: immutable, so the advising threads share it. */
+        private static final com.fasterxml.jackson.databind.ObjectWriter WRITER = writer();
         private final java.io.Writer out;
         private int elements;
 
@@ -169,7 +171,7 @@ public final class Json {
         /** {@code a} as an element of the array. */
         static String element(AdviceView a) {
             try {
-                return writer().writeValueAsString(a).replace("\n", "\n" + INDENT);
+                return WRITER.writeValueAsString(a).replace("\n", "\n" + INDENT);
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot write advice as JSON", e);
             }
