@@ -68,33 +68,53 @@ public record CallCost(String algorithm, double alphaUs, double factor, double b
 
     /** The cheapest way NCCL runs one call of {@code bytes} of {@code kind} over {@code n} ranks placed on {@code link}. */
     static CallCost of(CollectiveKind kind, int n, LinkChoice link, double bytes) {
-        double busbw = link.busbwGbps() * 1e9;
         CallCost ring = ring(kind, n, link);
-        // a broadcast or reduce between two ranks sends one way: where a rank's sending and receiving share the host's
-        // path (shared memory, sockets), each has the path an all-reduce splits. Over more, the ring's middle ranks
-        // receive and send at once, as in an all-reduce
+        CallCost only = only(kind, n, link, ring);
+        if (only != null) return only;
+        return cheaper(ring, other(kind, n, link), bytes, link.busbwGbps() * 1e9);
+    }
+
+    /** Of the ring and {@code other} (null: none), the cheaper call of {@code bytes} at {@code busbw}; the ring on a tie. */
+    static CallCost cheaper(CallCost ring, CallCost other, double bytes, double busbw) {
+        return other != null && other.seconds(bytes, busbw) < ring.seconds(bytes, busbw) ? other : ring;
+    }
+
+    /**
+     * The algorithm NCCL runs whatever the call's size on {@code link}, or null where it chooses between the ring and
+     * {@link #other}: a broadcast or reduce between two ranks sends one way, where a rank's sending and receiving share
+     * the host's path (shared memory, sockets), each has the path an all-reduce splits (over more, the ring's middle
+     * ranks receive and send at once, as in an all-reduce); an all-reduce inside an NVSwitch node runs as NVLS.
+     */
+    static CallCost only(CollectiveKind kind, int n, LinkChoice link, CallCost ring) {
         if ((kind == CollectiveKind.BROADCAST || kind == CollectiveKind.REDUCE) && n == 2 && link.oneWayGain() != 1)
             return new CallCost(ring.algorithm(), ring.alphaUs(), ring.factor(), link.oneWayGain());
         if (kind == CollectiveKind.ALL_REDUCE && !link.crossesNodes() && link.nvlsGain() > 1 && n > 4) {
             double gain = 1 + (link.nvlsGain() - 1) * Math.min(1, (n - 4) / 4.0);
             return new CallCost("nvls", ring.alphaUs(), ring.factor(), gain);
         }
-        if (kind == CollectiveKind.ALL_REDUCE && link.sharp() && link.scope() == LinkScope.INTER_NODE) {
-            CallCost sharp = new CallCost("sharp", link.alphaUs(), 1.0);
-            return sharp.seconds(bytes, busbw) < ring.seconds(bytes, busbw) ? sharp : ring;
-        }
-        if (!link.crossesNodes() || link.nodesSpanned() <= REFERENCE_NODES) return ring;
+        return null;
+    }
+
+    /**
+     * The algorithm NCCL weighs against the ring on {@code link} (where {@link #only} gives none): SHARP's CollNet for
+     * an all-reduce across nodes whose switches reduce; across more nodes than the latency was measured on, a tree for
+     * an all-reduce, PAT for an all-gather or reduce-scatter with one rank a node; else null, the ring alone.
+     */
+    static CallCost other(CollectiveKind kind, int n, LinkChoice link) {
+        if (kind == CollectiveKind.ALL_REDUCE && link.sharp() && link.scope() == LinkScope.INTER_NODE)
+            return new CallCost("sharp", link.alphaUs(), 1.0);
+        if (!link.crossesNodes() || link.nodesSpanned() <= REFERENCE_NODES) return null;
         int nodes = link.nodesSpanned();
-        CallCost other = null;
         if (kind == CollectiveKind.ALL_REDUCE) {
             double hops = 2 * (log2(nodes) - log2(REFERENCE_NODES));
-            other = new CallCost("tree", link.alphaUs() + hops * NET_HOP_US, 2 / TREE_BANDWIDTH);
-        } else if ((kind == CollectiveKind.ALL_GATHER || kind == CollectiveKind.REDUCE_SCATTER) && link.membersPerNode() == 1) {
+            return new CallCost("tree", link.alphaUs() + hops * NET_HOP_US, 2 / TREE_BANDWIDTH);
+        }
+        if ((kind == CollectiveKind.ALL_GATHER || kind == CollectiveKind.REDUCE_SCATTER) && link.membersPerNode() == 1) {
             double extra = (log2(nodes) - log2(REFERENCE_NODES)) * NET_HOP_US * PAT_HOP_SHARE
                     + (n - REFERENCE_NODES) * PAT_RANK_US;
-            other = new CallCost("pat", link.alphaUs() + extra, kind.factor(n) / PAT_BANDWIDTH);
+            return new CallCost("pat", link.alphaUs() + extra, kind.factor(n) / PAT_BANDWIDTH);
         }
-        return other != null && other.seconds(bytes, busbw) < ring.seconds(bytes, busbw) ? other : ring;
+        return null;
     }
 
     static CallCost ring(CollectiveKind kind, int n, LinkChoice link) {

@@ -168,7 +168,7 @@ public final class CommModel {
     }
 
     /** The overlap windows, for the seconds each must hide. */
-    private static final int WINDOWS = OverlapWindow.values().length;
+    static final int WINDOWS = OverlapWindow.values().length;
 
     /**
      * Collectives sharing a window hide together behind {@code overlap * window}; what does not fit is
@@ -196,12 +196,20 @@ public final class CommModel {
      */
     static double exposed(Planned planned, int i, Windows w, double overlapFraction) {
         CollectivePlan p = planned.plans()[i];
-        double s = planned.seconds()[i];
+        return exposed(p.window(), p.link().interference(), planned.seconds()[i], planned.demand(), w, overlapFraction);
+    }
+
+    /**
+     * The exposed seconds of a collective of {@code s} seconds in {@code window}, on a link whose transport slows the
+     * compute beside it by {@code interference}, where {@code demand} holds the seconds each window must hide.
+     */
+    static double exposed(OverlapWindow window, double interference, double s, double[] demand, Windows w,
+                          double overlapFraction) {
         double exposed = s;
-        if (p.window() != OverlapWindow.NONE && s > 0) {
-            double total = planned.demand()[p.window().ordinal()];
-            double hidden = s * Math.min(total, overlapFraction * w.of(p.window())) / total;
-            exposed = s - hidden / (1 + p.link().interference());
+        if (window != OverlapWindow.NONE && s > 0) {
+            double total = demand[window.ordinal()];
+            double hidden = s * Math.min(total, overlapFraction * w.of(window)) / total;
+            exposed = s - hidden / (1 + interference);
             // wholly hidden: not a rounding error's worth of seconds left exposed
             if (exposed < 1e-12 * s) exposed = 0;
         }

@@ -122,19 +122,36 @@ public record ComputeTime(double gemmSeconds, double attentionSeconds, double me
             }
         }
         double wave = gemmFlops > 0 ? waveFlops / gemmFlops : 1;
-        // the framework's own code may keep up with the GPU at its own pace (its profile's host_launches, measured:
-        // Python modelling code run eagerly, or a C++ trainer's launches); compiled or replayed from graphs the
-        // launches are Inductor's or the graph's
-        dev.trainadvisor.spec.Framework.Fact<dev.trainadvisor.spec.Framework.HostLaunches> own = t.framework().hostLaunches();
-        boolean ownPace = own != null && own.value() != null && !t.cudaGraphs()
-                && t.elementwiseKernels() != dev.trainadvisor.spec.ElementwiseKernels.COMPILED;
-        double perLaunch = t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH
-                : ownPace ? own.value().secondsPerLaunch() : Overheads.HOST_SECONDS_PER_LAUNCH;
-        double host = launches * perLaunch;
-        double withHost = ownPace ? Overheads.withHost(total, host, own.value().overlapPower()) : Overheads.withHost(total, host);
+        double host = hostSeconds(launches, t);
+        double withHost = Overheads.withHost(total, host, hostOverlapPower(t));
         double scale = withHost / total;
         return new ComputeTime(gemm, attention, memory, forward * scale, (total - forward) * scale, wave,
                 StepOperations.tokensPerMicroBatch(p, t), new Timings(ops, roofline), launches, host, withHost - total);
+    }
+
+    /**
+     * The framework's own pace of launching kernels, where it keeps up with the GPU at one (its profile's
+     * host_launches, measured: Python modelling code run eagerly, or a C++ trainer's launches); null where the
+     * launches are Inductor's (compiled) or a CUDA graph's.
+     */
+    private static dev.trainadvisor.spec.Framework.HostLaunches ownPace(Training t) {
+        dev.trainadvisor.spec.Framework.Fact<dev.trainadvisor.spec.Framework.HostLaunches> own = t.framework().hostLaunches();
+        return own != null && own.value() != null && !t.cudaGraphs()
+                && t.elementwiseKernels() != dev.trainadvisor.spec.ElementwiseKernels.COMPILED ? own.value() : null;
+    }
+
+    /** The host's time to launch {@code launches} kernels: at its own pace, from CUDA graphs, or Overheads' default. */
+    static double hostSeconds(double launches, Training t) {
+        dev.trainadvisor.spec.Framework.HostLaunches own = ownPace(t);
+        double perLaunch = t.cudaGraphs() ? Overheads.GRAPH_SECONDS_PER_LAUNCH
+                : own != null ? own.secondsPerLaunch() : Overheads.HOST_SECONDS_PER_LAUNCH;
+        return launches * perLaunch;
+    }
+
+    /** How the host's launches overlap the GPU's work (Overheads#withHost): the framework's own power, or the default. */
+    static double hostOverlapPower(Training t) {
+        dev.trainadvisor.spec.Framework.HostLaunches own = ownPace(t);
+        return own != null ? own.overlapPower() : Overheads.HOST_OVERLAP_POWER;
     }
 
     /**

@@ -229,7 +229,7 @@ public final class Fit {
         // SEVERAL starts at the prior and where the single faults that fit the times best ended (severalStarts): a
         // combination of faults is searched from the single faults that explain part of the gap, not along every axis
         List<double[]> optima = new ArrayList<>();
-        Points points = new Points();
+        Points points = new Points(obs.isEmpty() ? null : FitTimes.of(prior));
         for (FitHypothesis h : hypotheses) {
             double p = switch (h) {
                 case NOMINAL -> NOMINAL_PRIOR;
@@ -857,6 +857,16 @@ public final class Fit {
             return c;
         }
 
+        /** The four quantities' values at {@code x}, by FitParam's ordinal ({@link FitTimes#at(double[])}). */
+        private double[] natural(double[] x) {
+            double[] v = points.model.values();
+            for (int j = 0; j < params.size(); j++) {
+                Param q = params.get(j);
+                v[q.param.ordinal()] = q.natural(x[j]);
+            }
+            return v;
+        }
+
         Scenario scenario(double[] x) {
             Scenario s = prior;
             for (int j = 0; j < params.size(); j++) {
@@ -872,9 +882,9 @@ public final class Fit {
          * prior, a point of the evidence's quadrature: its times alone, StepModel#times, the same numbers).
          */
         double[] logPredictions(double[] x, boolean remember) {
-            Scenario s = scenario(x);
             // the times worked out once, for every observation
-            StepModel.Times p = remember ? s.predict().times() : s.times();
+            StepModel.Times p = remember ? scenario(x).predict().times()
+                    : points.model != null ? points.model.at(natural(x)) : scenario(x).times();
             double[] out = new double[obs.size()];
             for (int i = 0; i < out.length; i++) out[i] = Math.log(obs.get(i).of(p));
             return out;
@@ -976,7 +986,12 @@ public final class Fit {
      * the same path.
      */
     private static final class Points {
+        /** The step model worked out once for the fit's layout and cluster (null: each point predicted whole). */
+        final FitTimes model;
         private final java.util.HashMap<Point, double[][]> stepped = new java.util.HashMap<>();
+
+        Points(FitTimes model) { this.model = model; }
+
         private final java.util.HashMap<Point, double[]> values = new java.util.HashMap<>();
 
         /** The log predictions of the forward differences around {@code x}, one array a coordinate; else null. */

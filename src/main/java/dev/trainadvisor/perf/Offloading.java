@@ -106,9 +106,36 @@ public final class Offloading {
     }
 
     static Cost of(StepContext s, ComputeTime compute, Efficiency eff) {
+        Parts parts = parts(s);
+        return parts == null ? Cost.NONE : parts.cost(compute.backwardSeconds(), eff.overlapFraction());
+    }
+
+    /**
+     * What offload adds to a step of {@code s}'s layout that does not depend on the compute or the overlap; null where
+     * nothing is offloaded. The gradient copies' part hidden behind the backward is worked out by {@link Parts#cost}.
+     *
+     * @param gradientCopyS      the gradients' copies to the host, in seconds; 0 where they stay on the GPU
+     * @param windowMicroBatches the micro-batches whose backward hides them: every one where gradients are reduced at
+     *                           every micro-batch, else the last
+     */
+    record Parts(double hostOptimizerS, double parametersInS, boolean gradients, double gradientCopyS,
+                 int windowMicroBatches, double copiesOutS, double link, HostRate rate) {
+        /** The cost with a micro-batch's backward taking {@code backwardSeconds}, at {@code overlap}. */
+        Cost cost(double backwardSeconds, double overlap) {
+            double in = parametersInS, hiddenCopy = 0;
+            if (gradients) {
+                double window = overlap * windowMicroBatches * backwardSeconds;
+                hiddenCopy = Math.min(gradientCopyS, window);
+                in += gradientCopyS - hiddenCopy;
+            }
+            return new Cost(hostOptimizerS, in, hiddenCopy, copiesOutS, link / 1e9, rate);
+        }
+    }
+
+    static Parts parts(StepContext s) {
         Training t = s.training();
         Offload o = t.offload();
-        if (!o.any()) return Cost.NONE;
+        if (!o.any()) return null;
         Parallel p = s.parallel();
         double link = hostLinkGbps(s.cluster().gpu().hostPcieGen()) * 1e9;
         HostRate hr = hostRate(s.cluster(), t);
@@ -117,23 +144,23 @@ public final class Offloading {
         double shard = s.shard().updatedParams(s.sharding());
         int mb = t.microBatches();
         double hostOpt = shard * o.hostOptimizerShare() / rate;
-        double in = 0, hiddenCopy = 0, out = 0;
+        double in = 0, d2h = 0, out = 0;
+        int windowMicroBatches = 0;
         Framework.Stage stage = t.framework().stage(p.zeroStage());
         if (o.parameters() != Offload.Tier.NONE && p.zeroStage() == 3) {
             // the fp32 shard (FSDP's sharded parameters are the master copy) before each gather
             boolean again = stage.parameters() == null || stage.parameters().regathersForBackward();
             in += mb * (again ? 2 : 1) * shard * 4 / link;
         }
-        if (o.gradients() != Offload.Tier.NONE) {
+        boolean gradients = o.gradients() != Offload.Tier.NONE;
+        if (gradients) {
             boolean every = p.gradReduceEveryMicroBatch() != null ? p.gradReduceEveryMicroBatch()
                     : stage.gradients().everyMicroBatch().value();
-            double d2h = (every ? mb : 1) * shard * t.gradReducePrecision().bytes / link;
-            double window = eff.overlapFraction() * (every ? mb : 1) * compute.backwardSeconds();
-            hiddenCopy = Math.min(d2h, window);
-            in += d2h - hiddenCopy;
+            d2h = (every ? mb : 1) * shard * t.gradReducePrecision().bytes / link;
+            windowMicroBatches = every ? mb : 1;
         }
         if (o.optimizer() != Offload.Tier.NONE && p.zeroStage() < 3)
             out += shard * o.hostOptimizerShare() * s.elementBytes() / link;
-        return new Cost(hostOpt, in, hiddenCopy, out, link / 1e9, hr);
+        return new Parts(hostOpt, in, gradients, d2h, windowMicroBatches, out, link, hr);
     }
 }

@@ -106,6 +106,31 @@ public final class Roofline {
         return bound(compute, o.bytes()) + bound(compute, weightGradient);
     }
 
+    /**
+     * Whether {@link #forwardSeconds} bounds the operation's compute by the bytes it streams ({@link #bound}): a grouped
+     * GEMM, and the attention's batched GEMMs where they write and read the score matrix (eager attention). Every
+     * other GEMM and attention core takes its compute time alone, and a memory-bound kernel its bytes' alone.
+     */
+    boolean boundByBytes(Operation o) {
+        return o.kind() == Operation.Kind.GEMM && o.bytes() > 0 || o.kind() == Operation.Kind.ATTENTION && scoresThroughMemory;
+    }
+
+    /** A GEMM's or an attention core's compute time at this roofline's rates, before any bound by bytes. */
+    double computeSeconds(Operation o, double wave) {
+        return o.kind() == Operation.Kind.GEMM ? o.flops() / (gemmRate * wave) : o.flops() / attentionRate;
+    }
+
+    /** The time to stream {@code bytes} at the achieved HBM bandwidth ({@link #bound}'s). */
+    double streamSeconds(double bytes) { return bytes / streamRate; }
+
+    /** What a grouped GEMM's weight-gradient GEMM reads and writes ({@link #backwardSeconds}). */
+    double weightGradientBytes(Operation o) { return o.bytes() - 2 * o.weights() + 2 * gradBytes * o.weights(); }
+
+    /** The p-norm {@link #bound} takes of a compute time and a time to stream bytes. */
+    static double pNorm(double compute, double read) {
+        return Math.pow(Math.pow(compute, GROUPED_GEMM_POWER) + Math.pow(read, GROUPED_GEMM_POWER), 1 / GROUPED_GEMM_POWER);
+    }
+
     /** Whether {@link #backwardSeconds} is twice {@link #forwardSeconds}: every operation but a grouped GEMM. */
     static boolean backwardIsTwiceForward(Operation o) {
         return o.kind() != Operation.Kind.GEMM || o.bytes() <= 0;

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class StepTimesTest {
 
-    private static List<Scenario> scenarios() throws Exception {
+    static List<Scenario> scenarios() throws Exception {
         List<Scenario> bases = new ArrayList<>();
         for (ReferenceRun rr : ReferenceRun.builtIn()) {
             RunSpec s = rr.spec();
