@@ -180,7 +180,45 @@ final class FitTimes {
 
     /** The times of the scenario moved to these values, as {@link StepModel#times} gives them there. */
     StepModel.Times at(double computeScale, double intraGbps, double netGbps, double overlap) {
-        // a micro-batch's compute, as ComputeTime#of sums it
+        if (lastWindows == null || !same(computeScale, lastScale)) compute(computeScale);
+        if (lastSeconds == null || !same(intraGbps, lastIntra) || !same(netGbps, lastNet)) collectives(intraGbps, netGbps);
+        double f = lastForward, bwd = lastBackward;
+        int mb = microBatches;
+
+        // the step without its collectives, as StepModel.Core sums it
+        Offloading.Cost off = offload == null ? Offloading.Cost.NONE : offload.cost(bwd, overlap);
+        double forwards = mb * f, backwards = mb * bwd;
+        double step = forwards + backwards + bubblePerMicroBatch * (f + bwd) + optimizer + framework + copies;
+        step += off.hostOptimizerS() + off.copiesInS() + off.copiesOutS();
+        double after = optimizer + framework + (off.hostOptimizerS() > 0 ? off.hostOptimizerS() : 0)
+                + (off.copiesOutS() > 0 ? off.copiesOutS() : 0);
+
+        // the collectives overlapped, as StepModel#times overlaps them
+        double fwdTime = forwards, bwdTime = backwards;
+        double[] seconds = lastSeconds, interference = lastInterference, demand = lastDemand;
+        for (int i = 0; i < seconds.length; i++) {
+            CollectivePlan c = collectives[i].plan;
+            double exposed = CommModel.exposed(c.window(), interference[i], seconds[i], demand, lastWindows, overlap);
+            step += exposed;
+            fwdTime += c.afterBackward() ? 0 : exposed * c.forwardShare();
+            bwdTime += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
+            after += c.afterBackward() ? exposed : 0;
+        }
+        return new StepModel.Times(step, fwdTime, bwdTime, after);
+    }
+
+    // what the last point worked out of the compute (at its scale) and of the collectives (at its links' bandwidths):
+    // of a fit's points most move one quantity from the last (a forward difference, a hypothesis that frees one), so
+    // keep the other's part; a fit runs on one thread, and so does its FitTimes
+    private double lastScale = Double.NaN, lastForward, lastBackward;
+    private CommModel.Windows lastWindows;
+    private double lastIntra = Double.NaN, lastNet = Double.NaN;
+    private double[] lastSeconds, lastInterference, lastDemand;
+    /** Equal bit for bit (a link the cluster lacks is NaN at every point). */
+    private static boolean same(double a, double b) { return Double.doubleToRawLongBits(a) == Double.doubleToRawLongBits(b); }
+
+    /** A micro-batch's compute at {@code computeScale}, as ComputeTime#of sums it, and the windows it makes. */
+    private void compute(double computeScale) {
         double forward = forwardScaled / computeScale + forwardFixed, total = totalScaled / computeScale + totalFixed;
         double gemm = gemmScaled / computeScale, attention = attentionScaled / computeScale;
         for (Bounded b : bounded) {
@@ -197,18 +235,14 @@ final class FitTimes {
         double scale = withHost / total;
         double f = forward * scale, bwd = (total - forward) * scale;
         int mb = microBatches;
-        CommModel.Windows w = new CommModel.Windows(mb * f, mb * bwd, bwd, f, mb * attention, mb * gemm,
-                (mb - 1) * (f + bwd));
+        lastWindows = new CommModel.Windows(mb * f, mb * bwd, bwd, f, mb * attention, mb * gemm, (mb - 1) * (f + bwd));
+        lastForward = f;
+        lastBackward = bwd;
+        lastScale = computeScale;
+    }
 
-        // the step without its collectives, as StepModel.Core sums it
-        Offloading.Cost off = offload == null ? Offloading.Cost.NONE : offload.cost(bwd, overlap);
-        double forwards = mb * f, backwards = mb * bwd;
-        double step = forwards + backwards + bubblePerMicroBatch * (f + bwd) + optimizer + framework + copies;
-        step += off.hostOptimizerS() + off.copiesInS() + off.copiesOutS();
-        double after = optimizer + framework + (off.hostOptimizerS() > 0 ? off.hostOptimizerS() : 0)
-                + (off.copiesOutS() > 0 ? off.copiesOutS() : 0);
-
-        // the collectives on the slower link of each group, then overlapped
+    /** Each collective's seconds on the slower link of its group at these bandwidths, and each window's demand. */
+    private void collectives(double intraGbps, double netGbps) {
         int n = collectives.length;
         double[] seconds = new double[n], interference = new double[n];
         double[] demand = new double[CommModel.WINDOWS];
@@ -231,16 +265,11 @@ final class FitTimes {
             interference[i] = b.link.interference();
             demand[c.plan.window().ordinal()] += seconds[i];
         }
-        double fwdTime = forwards, bwdTime = backwards;
-        for (int i = 0; i < n; i++) {
-            CollectivePlan c = collectives[i].plan;
-            double exposed = CommModel.exposed(c.window(), interference[i], seconds[i], demand, w, overlap);
-            step += exposed;
-            fwdTime += c.afterBackward() ? 0 : exposed * c.forwardShare();
-            bwdTime += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
-            after += c.afterBackward() ? exposed : 0;
-        }
-        return new StepModel.Times(step, fwdTime, bwdTime, after);
+        lastSeconds = seconds;
+        lastInterference = interference;
+        lastDemand = demand;
+        lastIntra = intraGbps;
+        lastNet = netGbps;
     }
 
     /** The scenario's own values of the four quantities, by {@link FitParam#ordinal()} (NaN: no such link). */
