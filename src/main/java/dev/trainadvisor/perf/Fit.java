@@ -879,7 +879,8 @@ public final class Fit {
         /**
          * The log predictions of the observed quantities at {@code x}; {@code remember}: as the advice's other
          * predictions, in the prediction memo, else as a point asked for once (a forward difference away from the
-         * prior, a point of the evidence's quadrature: its times alone, StepModel#times, the same numbers).
+         * prior, a point of the evidence's quadrature): its times as the fit's layout worked out once gives them
+         * ({@link Points#model}, FitTimes: the same times to rounding), else its times alone (StepModel#times).
          */
         double[] logPredictions(double[] x, boolean remember) {
             // the times worked out once, for every observation
@@ -983,7 +984,9 @@ public final class Fit {
      * where they had been whole predictions in the prediction memo, which nothing reads again but the optimum's (the
      * facts and the pricing predict the chosen fit once more); `bench/ab.sh` against the build before, three pairs: B/A
      * CPU 0.970, wall 0.990, the same reports (50th stop). The same points give the same predictions, so the fit takes
-     * the same path.
+     * the same path. Since the 58th stop a point's times come from the fit's layout worked out once ({@link #model}),
+     * which costs about what a look-up here does (without the two memos: B/A CPU 1.000 over four pairs); they are kept
+     * for the runs whose layout cannot be so worked out.
      */
     private static final class Points {
         /** The step model worked out once for the fit's layout and cluster (null: each point predicted whole). */

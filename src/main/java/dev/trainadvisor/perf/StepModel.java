@@ -346,7 +346,8 @@ public final class StepModel {
      * What a prediction and the times alone ({@link #times}) both work out first, in the same order: a micro-batch's
      * compute and the collectives before overlap (from the thread's recent values when they match), the forward and
      * backward of every micro-batch, the pipeline bubble, the offload's costs, the optimizer, the framework's own time,
-     * and the step without its exposed collectives.
+     * and the step without its exposed collectives. FitTimes sums the same terms for a fit's points: a term added here
+     * is added there, or FitTimesTest fails.
      */
     private record Core(ComputeTime compute, CommModel.Windows windows, CommModel.Planned planned, double forward,
                         double backward, double bubble, Offloading.Cost offload, double optimizer, double framework,
@@ -384,12 +385,12 @@ public final class StepModel {
     }
 
     /**
-     * The times alone of a scenario predicted once (a fit's forward differences away from the prior, the points of its
-     * evidence's quadrature, the bisection in Fit.needed: most of a run's predictions): as
-     * {@link #predict(Cluster, RunMetrics, Efficiency)} gives them, neither looked up in nor added to the prediction
-     * memo ({@link #memoized}), which keeps the scenarios an advice asks for again, and without the phases, the
-     * collectives and the prediction that carry them, which no one reads of such a point. {@code StepTimesTest} holds every reference run and its perturbations to the full
-     * prediction's times.
+     * The times alone of a scenario predicted once (the bisection in Fit.needed; a fit's points where its layout's
+     * times could not be worked out once, FitTimes): as {@link #predict(Cluster, RunMetrics, Efficiency)} gives them,
+     * neither looked up in nor added to the prediction memo ({@link #memoized}), which keeps the scenarios an advice
+     * asks for again, and without the phases, the collectives and the prediction that carry them, which no one reads
+     * of such a point. {@code StepTimesTest} holds every reference run and its perturbations to the full prediction's
+     * times, and {@code FitTimesTest} FitTimes to these.
      */
     static Times times(Cluster cluster, RunMetrics run, Efficiency eff) {
         Model m = run.model();
