@@ -298,8 +298,7 @@ public final class TrainAdvisor {
         PredictionInterval like = PredictionInterval.of(RunClass.of(q.run().cluster(), q.run().run(), s));
         low *= like.low() / like.median();
         high *= like.high() / like.median();
-        Collective worst = null;
-        for (Collective c : s.collectives()) if (worst == null || c.exposedSeconds() > worst.exposedSeconds()) worst = c;
+        Collective worst = s.longestExposed();
         boolean next = worst != null && m.material(worst.exposedSeconds(), s.stepTimeS());
         double tokens = base.tokensPerGpuPerS() * speedup;
         return new Recommendation(r.id(), r.action(), q.change(), r.sameMath(), r.addresses(), r.reason(),

@@ -196,12 +196,12 @@ public final class FactBuilder {
             dev.trainadvisor.spec.Offload.Tier.NONE, dev.trainadvisor.spec.Offload.Tier.NONE, 1.0, null);
 
     /**
-     * The seconds per phase that {@code after} saves against {@code before}. A difference within {@link #ROUNDING} of
+     * The seconds per phase that {@code after} saves against {@code before}. A difference within StepModel#ROUNDING of
      * the step is none: two predictions of the same seconds summed in another order differ by a rounding error, which
      * an explanation would otherwise print as a saving ("the step would be 0.0000000000000000555 s shorter").
      */
     static Saving saving(Saving.Kind kind, StepPrediction before, StepPrediction after) {
-        double noise = ROUNDING * before.stepTimeS();
+        double noise = dev.trainadvisor.perf.StepModel.ROUNDING * before.stepTimeS();
         Map<String, Double> then = new LinkedHashMap<>();
         for (Phase ph : after.phases()) then.merge(ph.name(), ph.exposedSeconds(), Double::sum);
         List<Claim> by = new ArrayList<>();
@@ -213,12 +213,6 @@ public final class FactBuilder {
         return new Saving(kind, saved > noise ? saved : 0, by, after.memory().headroomGb() >= 0);
     }
 
-    /**
-     * A share of the step under which a difference of two predictions is rounding, not seconds: a step's sums in
-     * doubles err by some 1e-16 of it per term (a few hundred terms at most), and a rule reports a share of some
-     * percent ({@link Materiality#material()}: 5% shipped).
-     */
-    static final double ROUNDING = 1e-12;
 
     public static LaunchFact launchFact(StepPrediction p, Training t) {
         var c = p.compute();

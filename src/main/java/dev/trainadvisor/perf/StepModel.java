@@ -19,6 +19,14 @@ import java.util.List;
 public final class StepModel {
     private StepModel() {}
 
+    /**
+     * A share of the step under which the difference of two predictions is rounding, not seconds: a step's sums in
+     * doubles err by some 1e-16 of it per term (a few hundred terms at most; the same seconds summed in another order,
+     * as FitTimes sums them, differ by that), and a rule reports a share of some percent (facts.Materiality#material:
+     * 5% shipped).
+     */
+    public static final double ROUNDING = 1e-12;
+
     public static StepPrediction predict(Cluster cluster, RunMetrics run) {
         return predict(cluster, run, Efficiency.defaults(cluster.gpu(), run));
     }

@@ -16,6 +16,18 @@ public record StepPrediction(double stepTimeS, double tokensPerGpuPerS, double t
                              List<Collective> collectives, MemoryEstimate memory, Efficiency efficiency,
                              double optimizerSeconds, double bubbleSeconds, List<String> notes) {
 
+    /**
+     * The collective exposed longest; of several exposed alike but for a rounding error ({@link StepModel#ROUNDING} of
+     * the step: FSDP's forward all-gather and its gradients' reduce-scatter move the same bytes), the first, so that
+     * rounding does not choose among them. Null without collectives.
+     */
+    public Collective longestExposed() {
+        Collective worst = null;
+        double noise = StepModel.ROUNDING * stepTimeS;
+        for (Collective c : collectives) if (worst == null || c.exposedSeconds() > worst.exposedSeconds() + noise) worst = c;
+        return worst;
+    }
+
     public double computeSeconds() {
         return phases.stream().filter(p -> p.link() == null).mapToDouble(Phase::exposedSeconds).sum();
     }
