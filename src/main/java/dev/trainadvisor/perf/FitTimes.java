@@ -38,11 +38,9 @@ import java.util.List;
 final class FitTimes {
     private final int microBatches;
     private final double bubblePerMicroBatch;
-    // the compute's sums at scale 1: its forward, its total, its GEMMs' and its attention's, of the operations whose
-    // time is their compute's; and of the memory-bound kernels, which do not move
-    private final double forwardScaled, totalScaled, gemmScaled, attentionScaled, forwardFixed, totalFixed;
+    private final Sums sums;
     private final Bounded[] bounded;
-    private final double host, hostPower;
+    private final double hostPower;
     private final double optimizer, framework, copies;
     private final Offloading.Parts offload;
     private final Placed[] collectives;
@@ -53,13 +51,17 @@ final class FitTimes {
                            boolean doubled) {}
 
     /**
-     * A collective: its plan, and its link and NCCL's choices on it with the intra-node link the slower
-     * ({@code intra}) and with the network the slower ({@code net}); {@code intraPerGbps} and {@code netPerGbps}, its
-     * bus bandwidth over the link's bandwidth it is proportional to on each.
+     * A collective: its plan, the bytes of one call, and its link with NCCL's choices on it where the intra-node link is
+     * the slower ({@code intra}) and where the network is ({@code net}); a group inside one NVLink domain, or with one
+     * member in each, has the same link on both.
      */
     private record Placed(CollectivePlan plan, double bytesPerCall, Branch intra, Branch net) {}
 
-    /** A collective's link on one branch, its bus bandwidth over its link's, and the ring and NCCL's other choice. */
+    /**
+     * A collective's link on one branch: its bus bandwidth over the bandwidth of the link it is proportional to (the
+     * intra-node link's bus bandwidth for LinkScope.INTRA_NODE, the network's node bandwidth for INTER_NODE), the ring,
+     * and what NCCL runs instead whatever the size ({@code only}) or weighs against the ring ({@code other}).
+     */
     private record Branch(LinkChoice link, double perGbps, CallCost ring, CallCost only, CallCost other) {
         static Branch of(CollectivePlan plan, LinkChoice link, double linkGbps) {
             CallCost ring = CallCost.ring(plan.op().kind(), plan.n(), link);
@@ -73,19 +75,21 @@ final class FitTimes {
         }
     }
 
+    /**
+     * A micro-batch's compute at a compute scale of 1: the forward and total seconds, the GEMMs' and the attention's, of
+     * the operations whose time is their compute's (divided by the scale at each point), the forward and total seconds
+     * of the memory-bound kernels (which no scale moves), and the host's launches.
+     */
+    private record Sums(double forwardScaled, double totalScaled, double gemmScaled, double attentionScaled,
+                        double forwardFixed, double totalFixed, double host) {}
+
     private FitTimes(Scenario s, Placed[] collectives, Offloading.Parts offload, double optimizer, double framework,
-                     double copies, double[] sums, Bounded[] bounded) {
+                     double copies, Sums sums, Bounded[] bounded) {
         Training t = s.run().training();
         Parallel p = s.run().parallel();
         microBatches = t.microBatches();
         bubblePerMicroBatch = (p.pp() - 1.0) / p.virtualStages();
-        forwardScaled = sums[0];
-        totalScaled = sums[1];
-        gemmScaled = sums[2];
-        attentionScaled = sums[3];
-        forwardFixed = sums[4];
-        totalFixed = sums[5];
-        host = sums[6];
+        this.sums = sums;
         hostPower = ComputeTime.hostOverlapPower(t);
         this.bounded = bounded;
         this.optimizer = optimizer;
@@ -134,7 +138,7 @@ final class FitTimes {
         // the compute at scale 1, by how each operation's time moves with the scale
         ComputeTime.Operations ops = pieces.operations;
         Roofline roofline = new Roofline(cluster.gpu(), t, s.base(), ops.curve());
-        double[] sums = new double[7];
+        double forwardScaled = 0, totalScaled = 0, gemmScaled = 0, attentionScaled = 0, forwardFixed = 0, totalFixed = 0;
         List<Bounded> bounded = new java.util.ArrayList<>();
         List<Operation> list = ops.list();
         for (int i = 0; i < list.size(); i++) {
@@ -156,16 +160,17 @@ final class FitTimes {
             }
             double all = fwd * ops.doubledPasses()[i];
             if (o.kind() == Operation.Kind.MEMORY || o.kind() == Operation.Kind.COPY) {
-                sums[4] += fwd;
-                sums[5] += all;
+                forwardFixed += fwd;
+                totalFixed += all;
             } else {
-                sums[0] += fwd;
-                sums[1] += all;
-                if (o.kind() == Operation.Kind.GEMM) sums[2] += all;
-                else sums[3] += all;
+                forwardScaled += fwd;
+                totalScaled += all;
+                if (o.kind() == Operation.Kind.GEMM) gemmScaled += all;
+                else attentionScaled += all;
             }
         }
-        sums[6] = ComputeTime.hostSeconds(ops.launches(), t);
+        Sums sums = new Sums(forwardScaled, totalScaled, gemmScaled, attentionScaled, forwardFixed, totalFixed,
+                ComputeTime.hostSeconds(ops.launches(), t));
         double optimizer = StepModel.optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
         return new FitTimes(s, placed, Offloading.parts(context), optimizer, StepModel.frameworkSeconds(context, eff),
                 template.copySeconds(), sums, bounded.toArray(new Bounded[0]));
@@ -219,8 +224,9 @@ final class FitTimes {
 
     /** A micro-batch's compute at {@code computeScale}, as ComputeTime#of sums it, and the windows it makes. */
     private void compute(double computeScale) {
-        double forward = forwardScaled / computeScale + forwardFixed, total = totalScaled / computeScale + totalFixed;
-        double gemm = gemmScaled / computeScale, attention = attentionScaled / computeScale;
+        Sums c = sums;
+        double forward = c.forwardScaled / computeScale + c.forwardFixed, total = c.totalScaled / computeScale + c.totalFixed;
+        double gemm = c.gemmScaled / computeScale, attention = c.attentionScaled / computeScale;
         for (Bounded b : bounded) {
             double compute = b.compute / computeScale;
             double fwd = Roofline.pNorm(compute, b.read);
@@ -231,7 +237,7 @@ final class FitTimes {
             if (b.gemm) gemm += all;
             else attention += all;
         }
-        double withHost = Overheads.withHost(total, host, hostPower);
+        double withHost = Overheads.withHost(total, c.host, hostPower);
         double scale = withHost / total;
         double f = forward * scale, bwd = (total - forward) * scale;
         int mb = microBatches;
