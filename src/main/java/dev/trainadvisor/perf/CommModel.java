@@ -205,10 +205,16 @@ public final class CommModel {
      */
     static double exposed(OverlapWindow window, double interference, double s, double[] demand, Windows w,
                           double overlapFraction) {
+        return exposed(window, interference, s, demand, w.of(window), overlapFraction);
+    }
+
+    /** As {@link #exposed(OverlapWindow, double, double, double[], Windows, double)}, the window's seconds given. */
+    static double exposed(OverlapWindow window, double interference, double s, double[] demand, double windowSeconds,
+                          double overlapFraction) {
         double exposed = s;
         if (window != OverlapWindow.NONE && s > 0) {
             double total = demand[window.ordinal()];
-            double hidden = s * Math.min(total, overlapFraction * w.of(window)) / total;
+            double hidden = s * Math.min(total, overlapFraction * windowSeconds) / total;
             exposed = s - hidden / (1 + interference);
             // wholly hidden: not a rounding error's worth of seconds left exposed
             if (exposed < 1e-12 * s) exposed = 0;

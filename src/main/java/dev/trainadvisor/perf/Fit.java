@@ -857,9 +857,17 @@ public final class Fit {
             return c;
         }
 
-        /** The four quantities' values at {@code x}, by FitParam's ordinal ({@link FitTimes#at(double[])}). */
+        /** The four quantities' values at the last point asked for, the fitted ones' set at each ({@link #natural}). */
+        private double[] naturalValues;
+
+        /**
+         * The four quantities' values at {@code x}, by FitParam's ordinal ({@link FitTimes#at(double[])}): the fitted
+         * ones' from {@code x}, the others' the scenario's own. One array, filled again at each point (the fit runs on
+         * one thread, and FitTimes reads it before it returns).
+         */
         private double[] natural(double[] x) {
-            double[] v = points.model.values();
+            if (naturalValues == null) naturalValues = points.model.values();
+            double[] v = naturalValues;
             for (int j = 0; j < params.size(); j++) {
                 Param q = params.get(j);
                 v[q.param.ordinal()] = q.natural(x[j]);

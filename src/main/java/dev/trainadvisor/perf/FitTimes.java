@@ -97,6 +97,8 @@ final class FitTimes {
         this.copies = copies;
         this.offload = offload;
         this.collectives = collectives;
+        lastSeconds = new double[collectives.length];
+        lastInterference = new double[collectives.length];
         computeScale = s.computeScale();
         intraGbps = s.cluster().intraNode() != null ? s.cluster().intraNode().busbwGbps() : Double.NaN;
         netGbps = s.cluster().interNode() != null ? s.cluster().interNode().nodeGbps() : Double.NaN;
@@ -185,8 +187,8 @@ final class FitTimes {
 
     /** The times of the scenario moved to these values, as {@link StepModel#times} gives them there. */
     StepModel.Times at(double computeScale, double intraGbps, double netGbps, double overlap) {
-        if (lastWindows == null || !same(computeScale, lastScale)) compute(computeScale);
-        if (lastSeconds == null || !same(intraGbps, lastIntra) || !same(netGbps, lastNet)) collectives(intraGbps, netGbps);
+        if (!computed || !same(computeScale, lastScale)) compute(computeScale);
+        if (!priced || !same(intraGbps, lastIntra) || !same(netGbps, lastNet)) collectives(intraGbps, netGbps);
         double f = lastForward, bwd = lastBackward;
         int mb = microBatches;
 
@@ -203,7 +205,8 @@ final class FitTimes {
         double[] seconds = lastSeconds, interference = lastInterference, demand = lastDemand;
         for (int i = 0; i < seconds.length; i++) {
             CollectivePlan c = collectives[i].plan;
-            double exposed = CommModel.exposed(c.window(), interference[i], seconds[i], demand, lastWindows, overlap);
+            double exposed = CommModel.exposed(c.window(), interference[i], seconds[i], demand,
+                    windows[c.window().ordinal()], overlap);
             step += exposed;
             fwdTime += c.afterBackward() ? 0 : exposed * c.forwardShare();
             bwdTime += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
@@ -216,9 +219,11 @@ final class FitTimes {
     // of a fit's points most move one quantity from the last (a forward difference, a hypothesis that frees one), so
     // keep the other's part; a fit runs on one thread, and so does its FitTimes
     private double lastScale = Double.NaN, lastForward, lastBackward;
-    private CommModel.Windows lastWindows;
+    /** The windows' seconds by OverlapWindow's ordinal, as CommModel#windows makes them. */
+    private final double[] windows = new double[CommModel.WINDOWS];
+    private boolean computed, priced;
     private double lastIntra = Double.NaN, lastNet = Double.NaN;
-    private double[] lastSeconds, lastInterference, lastDemand;
+    private final double[] lastSeconds, lastInterference, lastDemand = new double[CommModel.WINDOWS];
     /** Equal bit for bit (a link the cluster lacks is NaN at every point). */
     private static boolean same(double a, double b) { return Double.doubleToRawLongBits(a) == Double.doubleToRawLongBits(b); }
 
@@ -241,7 +246,14 @@ final class FitTimes {
         double scale = withHost / total;
         double f = forward * scale, bwd = (total - forward) * scale;
         int mb = microBatches;
-        lastWindows = new CommModel.Windows(mb * f, mb * bwd, bwd, f, mb * attention, mb * gemm, (mb - 1) * (f + bwd));
+        windows[OverlapWindow.FORWARD.ordinal()] = mb * f;
+        windows[OverlapWindow.BACKWARD.ordinal()] = mb * bwd;
+        windows[OverlapWindow.LAST_BACKWARD.ordinal()] = bwd;
+        windows[OverlapWindow.FIRST_FORWARD.ordinal()] = f;
+        windows[OverlapWindow.ATTENTION.ordinal()] = mb * attention;
+        windows[OverlapWindow.GEMMS.ordinal()] = mb * gemm;
+        windows[OverlapWindow.OTHER_MICRO_BATCH.ordinal()] = (mb - 1) * (f + bwd);
+        computed = true;
         lastForward = f;
         lastBackward = bwd;
         lastScale = computeScale;
@@ -250,8 +262,8 @@ final class FitTimes {
     /** Each collective's seconds on the slower link of its group at these bandwidths, and each window's demand. */
     private void collectives(double intraGbps, double netGbps) {
         int n = collectives.length;
-        double[] seconds = new double[n], interference = new double[n];
-        double[] demand = new double[CommModel.WINDOWS];
+        double[] seconds = lastSeconds, interference = lastInterference, demand = lastDemand;
+        java.util.Arrays.fill(demand, 0);
         for (int i = 0; i < n; i++) {
             Placed c = collectives[i];
             Branch b = c.intra;
@@ -271,9 +283,7 @@ final class FitTimes {
             interference[i] = b.link.interference();
             demand[c.plan.window().ordinal()] += seconds[i];
         }
-        lastSeconds = seconds;
-        lastInterference = interference;
-        lastDemand = demand;
+        priced = true;
         lastIntra = intraGbps;
         lastNet = netGbps;
     }
