@@ -29,11 +29,12 @@ import java.util.List;
  *   CommModel#exposed overlaps it.</li>
  * </ul>
  *
- * The same quantities summed in another order give the same times to within rounding (a part in 10^15), not bit for
- * bit; FitTimesTest holds them to {@link StepModel#times} on every reference run, the examples and the test run files,
- * at and around the catalogue's values and across the links' and the algorithms' switches. Null
- * ({@link #of}) where a collective's group was not placed by the topology, so cannot be placed again: the fit then
- * predicts each point whole.
+ * The same quantities summed in another order give the same times to within rounding, not bit for bit;
+ * FitTimesTest holds them within 1e-11 of the step to {@link StepModel#times} on every reference run, the examples and
+ * the test run files, at and around the catalogue's values and across the links' and the algorithms' switches. Null
+ * ({@link #of}) where a collective's group was not placed by the topology, so cannot be placed again, or an
+ * operation's time is not a finite positive number: the fit then predicts each point whole. One fit's, on its thread:
+ * a point's parts are kept in place for the next.
  */
 final class FitTimes {
     private final int microBatches;
