@@ -1000,10 +1000,9 @@ public final class Fit {
         /** The step model worked out once for the fit's layout and cluster (null: each point predicted whole). */
         final FitTimes model;
         private final java.util.HashMap<Point, double[][]> stepped = new java.util.HashMap<>();
+        private final java.util.HashMap<Point, double[]> values = new java.util.HashMap<>();
 
         Points(FitTimes model) { this.model = model; }
-
-        private final java.util.HashMap<Point, double[]> values = new java.util.HashMap<>();
 
         /** The log predictions of the forward differences around {@code x}, one array a coordinate; else null. */
         double[][] stepped(double[] x) { return stepped.get(new Point(x)); }

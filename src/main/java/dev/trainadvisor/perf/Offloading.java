@@ -117,6 +117,7 @@ public final class Offloading {
      * @param gradientCopyS      the gradients' copies to the host, in seconds; 0 where they stay on the GPU
      * @param windowMicroBatches the micro-batches whose backward hides them: every one where gradients are reduced at
      *                           every micro-batch, else the last
+     * @param link               the host link's bandwidth each way, bytes a second
      */
     record Parts(double hostOptimizerS, double parametersInS, boolean gradients, double gradientCopyS,
                  int windowMicroBatches, double copiesOutS, double link, HostRate rate) {
