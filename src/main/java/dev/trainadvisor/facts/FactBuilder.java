@@ -213,7 +213,6 @@ public final class FactBuilder {
         return new Saving(kind, saved > noise ? saved : 0, by, after.memory().headroomGb() >= 0);
     }
 
-
     public static LaunchFact launchFact(StepPrediction p, Training t) {
         var c = p.compute();
         return new LaunchFact(c.launches(), c.hostSeconds() / c.launches(), c.hostSeconds(),

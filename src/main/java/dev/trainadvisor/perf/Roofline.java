@@ -159,10 +159,7 @@ public final class Roofline {
     }
 
     /** The p-norm of a grouped GEMM's compute time and the time to stream {@code bytes}. */
-    private double bound(double compute, double bytes) {
-        double read = bytes / streamRate;
-        return Math.pow(Math.pow(compute, GROUPED_GEMM_POWER) + Math.pow(read, GROUPED_GEMM_POWER), 1 / GROUPED_GEMM_POWER);
-    }
+    private double bound(double compute, double bytes) { return pNorm(compute, bytes / streamRate); }
 
     /**
      * Of a GEMM's waves over the SMs, the share of SM slots busy, and for a grouped GEMM of few tokens per expert the
