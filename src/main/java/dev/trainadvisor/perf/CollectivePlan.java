@@ -33,8 +33,11 @@ public record CollectivePlan(CollectiveOp op, int n, double bytesPerPass, long m
     double seconds() { return seconds(cost()); }
 
     /** {@link #seconds()} with its call cost, {@link #cost()}, already worked out. */
-    double seconds(CallCost c) {
-        double bw = link.busbwGbps() * 1e9 * c.bandwidthScale();
+    double seconds(CallCost c) { return seconds(c, link.busbwGbps()); }
+
+    /** {@link #seconds(CallCost)} on a link of {@code busbwGbps} (FitTimes: its group's link at another bandwidth). */
+    double seconds(CallCost c, double busbwGbps) {
+        double bw = busbwGbps * 1e9 * c.bandwidthScale();
         double transfer = Double.isInfinite(bw) ? 0 : c.factor() * bytesPerPass * multiplicity / bw;
         return calls * c.alphaUs() * 1e-6 + transfer;
     }

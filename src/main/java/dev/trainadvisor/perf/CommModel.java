@@ -31,6 +31,15 @@ public final class CommModel {
                 case NONE -> 0;
             };
         }
+
+        /**
+         * The windows of a step of {@code mb} micro-batches, each taking {@code forward} and {@code backward} seconds,
+         * of which {@code attention} in the attention core and {@code gemms} in GEMMs.
+         */
+        static Windows of(int mb, double forward, double backward, double attention, double gemms) {
+            return new Windows(mb * forward, mb * backward, backward, forward, mb * attention, mb * gemms,
+                    (mb - 1) * (forward + backward));
+        }
     }
 
     public static List<Collective> of(Cluster c, Model m, Parallel p, Training t, ComputeTime compute,
@@ -162,9 +171,8 @@ public final class CommModel {
 
     /** The compute windows of a step of {@code mb} micro-batches, each taking {@code compute}. */
     static Windows windows(int mb, ComputeTime compute) {
-        return new Windows(mb * compute.forwardSeconds(), mb * compute.backwardSeconds(),
-                compute.backwardSeconds(), compute.forwardSeconds(), mb * compute.attentionSeconds(),
-                mb * compute.gemmSeconds(), (mb - 1) * (compute.forwardSeconds() + compute.backwardSeconds()));
+        return Windows.of(mb, compute.forwardSeconds(), compute.backwardSeconds(), compute.attentionSeconds(),
+                compute.gemmSeconds());
     }
 
     /** The overlap windows, for the seconds each must hide. */
@@ -196,28 +204,22 @@ public final class CommModel {
      */
     static double exposed(Planned planned, int i, Windows w, double overlapFraction) {
         CollectivePlan p = planned.plans()[i];
-        return exposed(p.window(), p.link().interference(), planned.seconds()[i], planned.demand(), w, overlapFraction);
+        return exposed(p, planned.seconds()[i], planned.demand(), w, overlapFraction);
     }
 
     /**
-     * The exposed seconds of a collective of {@code s} seconds in {@code window}, on a link whose transport slows the
-     * compute beside it by {@code interference}, where {@code demand} holds the seconds each window must hide.
+     * The exposed seconds of {@code p}, a collective of {@code s} seconds, where {@code demand} holds the seconds each
+     * window must hide (StepModel#withCollectives, for the predictions and the fit's points alike).
      */
-    static double exposed(OverlapWindow window, double interference, double s, double[] demand, Windows w,
-                          double overlapFraction) {
-        return exposed(window, interference, s, demand, w.of(window), overlapFraction);
-    }
-
-    /** As {@link #exposed(OverlapWindow, double, double, double[], Windows, double)}, the window's seconds given. */
-    static double exposed(OverlapWindow window, double interference, double s, double[] demand, double windowSeconds,
-                          double overlapFraction) {
+    static double exposed(CollectivePlan p, double s, double[] demand, Windows w, double overlapFraction) {
         double exposed = s;
+        OverlapWindow window = p.window();
         if (window != OverlapWindow.NONE && s > 0) {
             double total = demand[window.ordinal()];
-            double hidden = s * Math.min(total, overlapFraction * windowSeconds) / total;
-            exposed = s - hidden / (1 + interference);
+            double hidden = s * Math.min(total, overlapFraction * w.of(window)) / total;
+            exposed = s - hidden / (1 + p.link().interference());
             // wholly hidden: not a rounding error's worth of seconds left exposed
-            if (exposed < 1e-12 * s) exposed = 0;
+            if (exposed < StepModel.ROUNDING * s) exposed = 0;
         }
         return exposed;
     }

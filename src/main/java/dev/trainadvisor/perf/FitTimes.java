@@ -38,7 +38,7 @@ import java.util.List;
  */
 final class FitTimes {
     private final int microBatches;
-    private final double bubblePerMicroBatch;
+    private final Parallel parallel;
     private final Sums sums;
     private final Bounded[] bounded;
     private final double hostPower;
@@ -52,22 +52,24 @@ final class FitTimes {
                            boolean doubled) {}
 
     /**
-     * A collective: its plan, the bytes of one call, and its link with NCCL's choices on it where the intra-node link is
-     * the slower ({@code intra}) and where the network is ({@code net}); a group inside one NVLink domain, or with one
-     * member in each, has the same link on both.
+     * A collective: the bytes of one call, and its plan with NCCL's choices on the link it gets where the intra-node
+     * link is the slower ({@code intra}) and where the network is ({@code net}); a group inside one NVLink domain, or
+     * with one member in each, has the same link on both.
      */
-    private record Placed(CollectivePlan plan, double bytesPerCall, Branch intra, Branch net) {}
+    private record Placed(double bytesPerCall, Branch intra, Branch net) {}
 
     /**
-     * A collective's link on one branch: its bus bandwidth over the bandwidth of the link it is proportional to (the
-     * intra-node link's bus bandwidth for LinkScope.INTRA_NODE, the network's node bandwidth for INTER_NODE), the ring,
-     * and what NCCL runs instead whatever the size ({@code only}) or weighs against the ring ({@code other}).
+     * A collective on one branch: its plan on that branch's link, the link's bus bandwidth over the bandwidth of the
+     * link it is proportional to (the intra-node link's bus bandwidth for LinkScope.INTRA_NODE, the network's node
+     * bandwidth for INTER_NODE), the ring, and what NCCL runs instead whatever the size ({@code only}) or weighs against
+     * the ring ({@code other}).
      */
-    private record Branch(LinkChoice link, double perGbps, CallCost ring, CallCost only, CallCost other) {
+    private record Branch(CollectivePlan plan, LinkChoice link, double perGbps, CallCost ring, CallCost only,
+                          CallCost other) {
         static Branch of(CollectivePlan plan, LinkChoice link, double linkGbps) {
             CallCost ring = CallCost.ring(plan.op().kind(), plan.n(), link);
-            return new Branch(link, link.busbwGbps() / linkGbps, ring, CallCost.only(plan.op().kind(), plan.n(), link, ring),
-                    CallCost.other(plan.op().kind(), plan.n(), link));
+            return new Branch(plan.on(link), link, link.busbwGbps() / linkGbps, ring,
+                    CallCost.only(plan.op().kind(), plan.n(), link, ring), CallCost.other(plan.op().kind(), plan.n(), link));
         }
 
         /** Its call's cost where its bus bandwidth is {@code busbwGbps}, as CallCost#of picks it. */
@@ -89,7 +91,7 @@ final class FitTimes {
         Training t = s.run().training();
         Parallel p = s.run().parallel();
         microBatches = t.microBatches();
-        bubblePerMicroBatch = (p.pp() - 1.0) / p.virtualStages();
+        parallel = p;
         this.sums = sums;
         hostPower = ComputeTime.hostOverlapPower(t);
         this.bounded = bounded;
@@ -99,7 +101,7 @@ final class FitTimes {
         this.offload = offload;
         this.collectives = collectives;
         lastSeconds = new double[collectives.length];
-        lastInterference = new double[collectives.length];
+        lastPlans = new CollectivePlan[collectives.length];
         computeScale = s.computeScale();
         intraGbps = s.cluster().intraNode() != null ? s.cluster().intraNode().busbwGbps() : Double.NaN;
         netGbps = s.cluster().interNode() != null ? s.cluster().interNode().nodeGbps() : Double.NaN;
@@ -134,7 +136,7 @@ final class FitTimes {
             Topology.Placement how = template.placements()[template.placedBy()[i]];
             double bytes = plan.calls() > 0 ? plan.bytesPerPass() * plan.multiplicity() / plan.calls()
                     : plan.bytesPerPass() * plan.multiplicity();
-            placed[i] = new Placed(plan, bytes, branch(plan, how.on(onIntra), intraSlower),
+            placed[i] = new Placed(bytes, branch(plan, how.on(onIntra), intraSlower),
                     branch(plan, how.on(onNet), netSlower));
         }
 
@@ -192,39 +194,25 @@ final class FitTimes {
         if (!priced || !same(intraGbps, lastIntra) || !same(netGbps, lastNet)) collectives(intraGbps, netGbps);
         double f = lastForward, bwd = lastBackward;
         int mb = microBatches;
-
-        // the step without its collectives, as StepModel.Core sums it
+        // the step as StepModel.Core and StepModel#times sum it
         Offloading.Cost off = offload == null ? Offloading.Cost.NONE : offload.cost(bwd, overlap);
         double forwards = mb * f, backwards = mb * bwd;
-        double step = forwards + backwards + bubblePerMicroBatch * (f + bwd) + optimizer + framework + copies;
-        step += off.hostOptimizerS() + off.copiesInS() + off.copiesOutS();
-        double after = optimizer + framework + (off.hostOptimizerS() > 0 ? off.hostOptimizerS() : 0)
-                + (off.copiesOutS() > 0 ? off.copiesOutS() : 0);
-
-        // the collectives overlapped, as StepModel#times overlaps them
-        double fwdTime = forwards, bwdTime = backwards;
-        double[] seconds = lastSeconds, interference = lastInterference, demand = lastDemand;
-        for (int i = 0; i < seconds.length; i++) {
-            CollectivePlan c = collectives[i].plan;
-            double exposed = CommModel.exposed(c.window(), interference[i], seconds[i], demand,
-                    windows[c.window().ordinal()], overlap);
-            step += exposed;
-            fwdTime += c.afterBackward() ? 0 : exposed * c.forwardShare();
-            bwdTime += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
-            after += c.afterBackward() ? exposed : 0;
-        }
-        return new StepModel.Times(step, fwdTime, bwdTime, after);
+        double step = StepModel.beforeCollectives(forwards, backwards, StepModel.bubble(parallel, f + bwd), optimizer,
+                framework, copies, off);
+        return StepModel.withCollectives(step, forwards, backwards, StepModel.afterBackward(optimizer, framework, off),
+                lastPlans, lastSeconds, lastDemand, lastWindows, overlap);
     }
 
     // what the last point worked out of the compute (at its scale) and of the collectives (at its links' bandwidths):
     // of a fit's points most move one quantity from the last (a forward difference, a hypothesis that frees one), so
     // keep the other's part; a fit runs on one thread, and so does its FitTimes
     private double lastScale = Double.NaN, lastForward, lastBackward;
-    /** The windows' seconds by OverlapWindow's ordinal, as CommModel#windows makes them. */
-    private final double[] windows = new double[CommModel.WINDOWS];
+    private CommModel.Windows lastWindows;
     private boolean computed, priced;
     private double lastIntra = Double.NaN, lastNet = Double.NaN;
-    private final double[] lastSeconds, lastInterference, lastDemand = new double[CommModel.WINDOWS];
+    /** Each collective's seconds and its plan on the branch it took at the last links' bandwidths; the windows' demand. */
+    private final double[] lastSeconds, lastDemand = new double[CommModel.WINDOWS];
+    private final CollectivePlan[] lastPlans;
     /** Equal bit for bit (a link the cluster lacks is NaN at every point). */
     private static boolean same(double a, double b) { return Double.doubleToRawLongBits(a) == Double.doubleToRawLongBits(b); }
 
@@ -246,14 +234,7 @@ final class FitTimes {
         double withHost = Overheads.withHost(total, c.host, hostPower);
         double scale = withHost / total;
         double f = forward * scale, bwd = (total - forward) * scale;
-        int mb = microBatches;
-        windows[OverlapWindow.FORWARD.ordinal()] = mb * f;
-        windows[OverlapWindow.BACKWARD.ordinal()] = mb * bwd;
-        windows[OverlapWindow.LAST_BACKWARD.ordinal()] = bwd;
-        windows[OverlapWindow.FIRST_FORWARD.ordinal()] = f;
-        windows[OverlapWindow.ATTENTION.ordinal()] = mb * attention;
-        windows[OverlapWindow.GEMMS.ordinal()] = mb * gemm;
-        windows[OverlapWindow.OTHER_MICRO_BATCH.ordinal()] = (mb - 1) * (f + bwd);
+        lastWindows = CommModel.Windows.of(microBatches, f, bwd, attention, gemm);
         computed = true;
         lastForward = f;
         lastBackward = bwd;
@@ -263,7 +244,7 @@ final class FitTimes {
     /** Each collective's seconds on the slower link of its group at these bandwidths, and each window's demand. */
     private void collectives(double intraGbps, double netGbps) {
         int n = collectives.length;
-        double[] seconds = lastSeconds, interference = lastInterference, demand = lastDemand;
+        double[] seconds = lastSeconds, demand = lastDemand;
         java.util.Arrays.fill(demand, 0);
         for (int i = 0; i < n; i++) {
             Placed c = collectives[i];
@@ -277,12 +258,9 @@ final class FitTimes {
                 }
             }
             if (Double.isInfinite(b.link.busbwGbps())) busbw = Double.POSITIVE_INFINITY;
-            CallCost cost = b.cost(c.bytesPerCall, busbw);
-            double bw = busbw * 1e9 * cost.bandwidthScale();
-            double transfer = Double.isInfinite(bw) ? 0 : cost.factor() * c.plan.bytesPerPass() * c.plan.multiplicity() / bw;
-            seconds[i] = c.plan.calls() * cost.alphaUs() * 1e-6 + transfer;
-            interference[i] = b.link.interference();
-            demand[c.plan.window().ordinal()] += seconds[i];
+            seconds[i] = b.plan.seconds(b.cost(c.bytesPerCall, busbw), busbw);
+            lastPlans[i] = b.plan;
+            demand[b.plan.window().ordinal()] += seconds[i];
         }
         priced = true;
         lastIntra = intraGbps;

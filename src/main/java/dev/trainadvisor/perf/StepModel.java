@@ -20,10 +20,10 @@ public final class StepModel {
     private StepModel() {}
 
     /**
-     * A share of the step under which the difference of two predictions is rounding, not seconds: a step's sums in
-     * doubles err by some 1e-16 of it per term (a few hundred terms at most; the same seconds summed in another order,
-     * as FitTimes sums them, differ by that), and a rule reports a share of some percent (facts.Materiality#material:
-     * 5% shipped).
+     * A share of a time (a step, a collective's seconds) under which the difference of two of its sums is rounding, not
+     * seconds: sums in doubles err by some 1e-16 of it per term (a few hundred terms at most; the same seconds summed
+     * in another order, as FitTimes sums them, differ by that), and a rule reports a share of some percent
+     * (facts.Materiality#material: 5% shipped).
      */
     public static final double ROUNDING = 1e-12;
 
@@ -369,14 +369,12 @@ public final class StepModel {
             StepContext context = planned.context();
             double forward = mb * compute.forwardSeconds();
             double backward = mb * compute.backwardSeconds();
-            // 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2)
-            double bubble = (p.pp() - 1.0) / p.virtualStages() * compute.microBatchSeconds();
+            double bubble = StepModel.bubble(p, compute.microBatchSeconds());
             // offload (training.offload): the host runs its share of the optimizer; copies cross the host link
             Offloading.Cost offload = Offloading.of(context, compute, eff);
             double optimizer = optimizerSeconds(context, eff) * (1 - t.offload().hostOptimizerShare());
             double framework = frameworkSeconds(context, eff);
-            double step = forward + backward + bubble + optimizer + framework + planned.copySeconds();
-            step += offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS();
+            double step = beforeCollectives(forward, backward, bubble, optimizer, framework, planned.copySeconds(), offload);
             return new Core(compute, timed.windows(), planned, forward, backward, bubble, offload, optimizer, framework,
                     step);
         }
@@ -406,25 +404,53 @@ public final class StepModel {
         Training t = run.training();
         Core core = Core.of(cluster, m, p, t, eff, pieces(m, p, t, cluster.gpu()));
         CommModel.Planned planned = core.planned();
-        Offloading.Cost offload = core.offload();
-        double step = core.step();
-        // StepPrediction#afterBackwardSeconds: the optimizer, then the phases it names, each 0 where the step has none
-        double after = core.optimizer() + core.framework() + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
+        return withCollectives(core.step(), core.forward(), core.backward(),
+                afterBackward(core.optimizer(), core.framework(), core.offload()), planned.plans(), planned.seconds(),
+                planned.demand(), core.windows(), eff.overlapFraction());
+    }
+
+    /** 1F1B bubble: (pp - 1) / (v * m) of the ideal time (Narayanan et al. 2021, section 2.2), m micro-batches of these. */
+    static double bubble(Parallel p, double microBatchSeconds) {
+        return (p.pp() - 1.0) / p.virtualStages() * microBatchSeconds;
+    }
+
+    /**
+     * The step without its exposed collectives: the micro-batches' forward and backward, the bubble, the optimizer,
+     * the framework's own time, FSDP2's copies and what offload adds (Core, FitTimes).
+     */
+    static double beforeCollectives(double forward, double backward, double bubble, double optimizer, double framework,
+                                    double copies, Offloading.Cost offload) {
+        double step = forward + backward + bubble + optimizer + framework + copies;
+        return step + (offload.hostOptimizerS() + offload.copiesInS() + offload.copiesOutS());
+    }
+
+    /**
+     * StepPrediction#afterBackwardSeconds before the collectives that run there: the optimizer, then the phases it
+     * names, each 0 where the step has none.
+     */
+    static double afterBackward(double optimizer, double framework, Offloading.Cost offload) {
+        return optimizer + framework + (offload.hostOptimizerS() > 0 ? offload.hostOptimizerS() : 0)
                 + (offload.copiesOutS() > 0 ? offload.copiesOutS() : 0);
-        double fwd = core.forward(), bwd = core.backward();
-        CommModel.Windows w = core.windows();
-        double overlap = eff.overlapFraction();
-        CollectivePlan[] plans = planned.plans();
+    }
+
+    /**
+     * The times of a step of {@code step} seconds before its collectives ({@code forward}, {@code backward} and
+     * {@code after} of it in each part), with each of {@code plans} (of {@code seconds}, the windows' {@code demand})
+     * overlapped with {@code w} at {@code overlap} and its exposed seconds added where it lands
+     * (Collective#exposedForward, #exposedBackward and #exposedAfterBackward): the predictions' times alone and a fit's
+     * points alike.
+     */
+    static Times withCollectives(double step, double forward, double backward, double after, CollectivePlan[] plans,
+                                 double[] seconds, double[] demand, CommModel.Windows w, double overlap) {
         for (int i = 0; i < plans.length; i++) {
             CollectivePlan c = plans[i];
-            double exposed = CommModel.exposed(planned, i, w, overlap);
+            double exposed = CommModel.exposed(c, seconds[i], demand, w, overlap);
             step += exposed;
-            // Collective#exposedForward, #exposedBackward and #exposedAfterBackward
-            fwd += c.afterBackward() ? 0 : exposed * c.forwardShare();
-            bwd += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
+            forward += c.afterBackward() ? 0 : exposed * c.forwardShare();
+            backward += c.afterBackward() ? 0 : exposed * (1 - c.forwardShare());
             after += c.afterBackward() ? exposed : 0;
         }
-        return new Times(step, fwd, bwd, after);
+        return new Times(step, forward, backward, after);
     }
 
     /**
