@@ -20,13 +20,14 @@ import java.util.List;
  *   an operation bound by the bytes it streams too (a grouped GEMM, eager attention: Roofline#boundByBytes) is kept
  *   apart and its p-norm taken at each scale; the host's launches are added as ComputeTime adds them;</li>
  *   <li>the offload's costs ({@link Offloading.Parts}), the optimizer, the framework's own time and FSDP2's copies,
- *   worked out once (they move with none of the four but the gradient copies hidden behind the backward);</li>
+ *   worked out once (they move with none of the four but the gradient copies hidden behind the backward), and summed
+ *   with the compute as a prediction sums them (StepModel#beforeCollectives, #afterBackward);</li>
  *   <li>each collective: its group's placement gives a link whose bus bandwidth is proportional to the intra-node
  *   link's or to the network's (LinkChoice#scope), and a group that spans NVLink domains is bound by the slower of
  *   the two (Topology#place, #placeAllToAll); both are placed once, on the cluster with either link made the slower,
  *   and at each point the slower is chosen, as Topology chooses it, and NCCL's algorithm as CallCost#of chooses it
- *   there ({@link CallCost#only}, {@link CallCost#other}, {@link CallCost#cheaper}); then overlapped as
- *   CommModel#exposed overlaps it.</li>
+ *   there ({@link CallCost#only}, {@link CallCost#other}, {@link CallCost#cheaper}); then overlapped and added as a
+ *   prediction's times alone add them (StepModel#withCollectives).</li>
  * </ul>
  *
  * The same quantities summed in another order give the same times to within rounding, not bit for bit;

@@ -354,8 +354,9 @@ public final class StepModel {
      * What a prediction and the times alone ({@link #times}) both work out first, in the same order: a micro-batch's
      * compute and the collectives before overlap (from the thread's recent values when they match), the forward and
      * backward of every micro-batch, the pipeline bubble, the offload's costs, the optimizer, the framework's own time,
-     * and the step without its exposed collectives. FitTimes sums the same terms for a fit's points: a term added here
-     * is added there, or FitTimesTest fails.
+     * and the step without its exposed collectives. FitTimes takes the same parts for a fit's points ({@link #bubble},
+     * {@link #beforeCollectives}, {@link #afterBackward}, {@link #withCollectives}); a term added to them reaches it,
+     * one added here beside them must be added there too, or FitTimesTest fails.
      */
     private record Core(ComputeTime compute, CommModel.Windows windows, CommModel.Planned planned, double forward,
                         double backward, double bubble, Offloading.Cost offload, double optimizer, double framework,
