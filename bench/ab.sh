@@ -14,6 +14,9 @@
 #   OPTS_A=... OPTS_B=...   JVM options of each side (TRAIN_ADVISOR_JAVA_OPTS); B may be A's root with other options
 #   PAIRS=4                 how many pairs (default 4)
 #   ALLOW_DIFF=1            reports may differ: a probe that leaves part of the advice out, to see what that part costs
+#   PAUSE=S                 seconds to wait before each pair (default 0): the memory a batch frees is handed back to the
+#                           host after a few seconds, and a batch that follows a pause pays to touch it again (the first
+#                           run of bench/batch.sh, a user's one batch), which back-to-back pairs do not see
 #
 # Exits 1 when the two sides' reports differ (a speed-up must not change the advice) unless ALLOW_DIFF is set; 2 on a
 # missing build or a batch that fails (its first lines of standard error shown).
@@ -38,6 +41,7 @@ side() {   # side NAME ROOT OPTS: one batch, its wall and CPU seconds written to
 ratios_wall=() ratios_cpu=()
 same="reports identical"
 for i in $(seq 1 "$pairs"); do
+  sleep "${PAUSE:-0}"
   if [ $((i % 2)) = 1 ]; then
     side A "$a" "${OPTS_A:-}" & pa=$!; side B "$b" "${OPTS_B:-}" & pb=$!
   else
