@@ -116,7 +116,7 @@ public final class FactBuilder {
                             FittedParameterFact.coordinate(q.param(), q.fitted()), q.posteriorSigma())));
             facts.add(new FittedParameterFact(fp.param(), fp.expected(), fp.fitted(), fp.low(), fp.high(),
                     fp.constrained(), fp.shiftInNominalSigmas(), fp.priorSource(),
-                    Math.max(0, p.stepTimeS() - b.restored(fp.param()).stepTimeS()), mixture));
+                    saved(p, b.restored(fp.param())), mixture));
         }
     }
 
@@ -209,8 +209,16 @@ public final class FactBuilder {
             double d = ph.exposedSeconds() - then.getOrDefault(ph.name(), 0.0);
             if (d > noise) by.add(new Claim(ph.name(), d));
         }
+        return new Saving(kind, saved(before, after), by, after.memory().headroomGb() >= 0);
+    }
+
+    /**
+     * The seconds of the step {@code after} saves against {@code before}: 0 where it saves none, or no more than
+     * StepModel#ROUNDING of the step (a lever's saving, a fitted quantity's restoring, alike).
+     */
+    static double saved(StepPrediction before, StepPrediction after) {
         double saved = before.stepTimeS() - after.stepTimeS();
-        return new Saving(kind, saved > noise ? saved : 0, by, after.memory().headroomGb() >= 0);
+        return saved > dev.trainadvisor.perf.StepModel.ROUNDING * before.stepTimeS() ? saved : 0;
     }
 
     public static LaunchFact launchFact(StepPrediction p, Training t) {

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What a change saves (FactBuilder#saving), on the PCIe example: a step that differs from the baseline's by rounding
  * alone (the overlap moved by a few units in its last place) saves nothing, where the difference of the two doubles
  * is positive and an explanation would print it ("the step would be 0.0000000000000000555 s shorter"); a real change
- * (the intra-node link's bandwidth doubled) saves the two steps' difference, and each phase what it gave up.
+ * (the intra-node link's bandwidth doubled) saves the two steps' difference, and each phase what it gave up. A fitted
+ * quantity put back to its catalogue value is read the same way (FactBuilder#saved).
  */
 class SavingTest {
 
@@ -42,6 +43,8 @@ class SavingTest {
         Saving s = FactBuilder.saving(Saving.Kind.CATALOGUE, before, after);
         assertEquals(0.0, s.seconds());
         assertTrue(s.byPhase().isEmpty(), "phases: " + s.byPhase());
+        // as a fitted quantity's restoring is read (FittedParameterFact's saving)
+        assertEquals(0.0, FactBuilder.saved(before, after));
     }
 
     @Test
@@ -51,6 +54,8 @@ class SavingTest {
         Saving s = FactBuilder.saving(Saving.Kind.CATALOGUE, before, after);
         assertTrue(before.stepTimeS() - after.stepTimeS() > 0.01 * before.stepTimeS(), "the faster link saves some");
         assertEquals(before.stepTimeS() - after.stepTimeS(), s.seconds());
+        assertEquals(before.stepTimeS() - after.stepTimeS(), FactBuilder.saved(before, after));
+        assertEquals(0.0, FactBuilder.saved(after, before), "a slower step saves nothing");
         double byPhase = s.byPhase().stream().mapToDouble(Claim::seconds).sum();
         assertEquals(s.seconds(), byPhase, 1e-9 * before.stepTimeS(), "the phases' savings add up to the step's");
     }
