@@ -81,16 +81,29 @@ final class BatchCommand implements Callable<Integer> {
     boolean allowOutside;
 
     /**
-     * One thing to advise: a run file (read again when it is advised, so that the batch does not hold every run file's
-     * tree), with the log of the same stem joined to it; or a log of runs.yaml, with the run-file fields that describe it.
+     * One thing to advise: a run file of the folder (read again when it is advised, so that the batch does not hold every
+     * run file's tree), with the log of the same stem joined to it; or a log of runs.yaml, with the run-file fields that
+     * describe it ({@code tree}). The batch holds one for every run of the folder until the last is advised, so it keeps
+     * no path of its own (its file is the folder's entry of its name) and, of the listing's glance, only the tree it
+     * kept: a million run files' items take some 100 MB, where their paths and glances took 340 MB and a batch of
+     * bench/fleet.py's million runs ran out of its 768 MB heap.
+     *
+     * @param kept the tree the listing parsed, while kept ({@link Glance}); null where it was not
      */
-    record Item(String name, Path file, ObjectNode tree, Path sameStemLog, Glance glance) {
-        Item(String name, Path file, ObjectNode tree) { this(name, file, tree, null, null); }
+    record Item(String name, Path folder, ObjectNode tree, Path sameStemLog,
+                java.util.concurrent.atomic.AtomicReference<JsonNode> kept) {
+        Item(String name, Path folder, ObjectNode tree) { this(name, folder, tree, null, null); }
 
-        /** The run-file tree to advise: the glance's, taken once, or the file parsed again. */
+        /** The file it is read from: the run file, or runs.yaml's entry of the log (runs.yaml#name) it is described by. */
+        Path file() { return folder.resolve(tree == null ? name : RUNS_FILE + "#" + name); }
+
+        Item withSameStemLog(Path log) { return new Item(name, folder, tree, log, kept); }
+
+        /** The run-file tree to advise: the listing's, taken once, or the file parsed again. */
         ObjectNode read() {
             if (tree != null) return tree;
-            JsonNode n = glance == null ? null : glance.take();
+            JsonNode n = kept == null ? null : kept.getAndSet(null);
+            Path file = file();
             if (n == null) n = SpecReader.parse(file);
             if (!(n instanceof ObjectNode o)) throw new SpecException(file.toString(), null, "a run file (a mapping of fields)");
             if (sameStemLog != null && !o.has("log")) o.put("log", sameStemLog.toAbsolutePath().toString());
@@ -109,17 +122,12 @@ final class BatchCommand implements Callable<Integer> {
         Out o = output == null ? new Out() : output;
         TrainAdvisor advisor = new TrainAdvisor(rl.engine()).withoutLayoutSearch();
         Boundary boundary = allowOutside ? Boundary.NONE : Boundary.of(dir);
-        List<Path> files;
-        try (Stream<Path> s = Files.list(dir)) {
-            files = s.sorted().toList();
-        } catch (IOException e) {
-            throw new SpecException(dir.toString(), null, "a readable folder: " + e.getMessage());
-        }
         PrintWriter err = spec.commandLine().getErr();
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
-        collect(files, ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary);
+        // the listing's paths are not held past it: a million of them take some 150 MB
+        collect(list(dir), ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary);
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
         Progress progress = new Progress(err, items.size(), showProgress(o.progress, stderrTarget()));
@@ -132,6 +140,7 @@ final class BatchCommand implements Callable<Integer> {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         java.util.ArrayDeque<Future<Object>> ahead = new java.util.ArrayDeque<>();
         int advised = 0, next = 0;
+        HeapBound heap = new HeapBound();
         FleetStream.Pages pages = o.out == null || !(o.format == Format.md || o.format == Format.html) ? null
                 : new FleetStream.Pages(runPagesFolder(o.out), o.out.getFileName().toString(), o.format.name());
         try (java.io.Writer out = Output.open(o.out, spec.commandLine().getOut());
@@ -155,7 +164,7 @@ final class BatchCommand implements Callable<Integer> {
                 if (r instanceof FleetStream.Prepared p) {
                     stream.add(p);
                     advised++;
-                    boundHeap();
+                    heap.check();
                 } else {
                     progress.clear();
                     new Failures(failures, err).add(items.get(i).name(), ((SpecException) r).getMessage());
@@ -194,15 +203,39 @@ final class BatchCommand implements Callable<Integer> {
      */
     static final long BOUNDED_HEAP = 768L << 20;
 
-    static void boundHeap() {
-        Runtime r = Runtime.getRuntime();
-        if (collectByHand(r.maxMemory(), r.totalMemory())) System.gc();
+    /**
+     * A batch's collections by hand: past {@link #HEAP_BOUND} committed at first, then, after each, past what the
+     * collection left committed and half the bound more ({@link #nextBound}). A heap that the collection gives back
+     * (G1's, shrunk after a full collection: 100-200 MB of a 10,000-run batch) is collected again at the bound, as
+     * before; one that a batch of a million runs fills with what it keeps of each (some 140 bytes a run), or that a
+     * collector does not shrink (the parallel one, under a user's -Xmx3g), only as it grows: at the bound alone, the
+     * 60th stop's batch of a million runs under -Xmx3g collected after every run once past it, 1,009 full collections
+     * (539 s) in its first nine minutes.
+     */
+    static final class HeapBound {
+        private long bound = HEAP_BOUND;
+
+        /** After a run is written: collects by hand where {@link #collectByHand} says so. */
+        void check() {
+            Runtime r = Runtime.getRuntime();
+            if (!collectByHand(r.maxMemory(), r.totalMemory(), bound)) return;
+            System.gc();
+            bound = nextBound(r.totalMemory());
+        }
     }
 
     /** Whether a heap allowed to grow to {@code maxBytes}, now {@code committedBytes}, is collected by hand. */
     static boolean collectByHand(long maxBytes, long committedBytes) {
-        return maxBytes > BOUNDED_HEAP && committedBytes > HEAP_BOUND;
+        return collectByHand(maxBytes, committedBytes, HEAP_BOUND);
     }
+
+    /** As above, past {@code bound} committed ({@link HeapBound}). */
+    static boolean collectByHand(long maxBytes, long committedBytes, long bound) {
+        return maxBytes > BOUNDED_HEAP && committedBytes > bound;
+    }
+
+    /** The committed heap past which the next collection by hand comes, after one that left {@code committedBytes}. */
+    static long nextBound(long committedBytes) { return Math.max(HEAP_BOUND, committedBytes + HEAP_BOUND / 2); }
 
     /** A run's advice or the SpecException that stopped it; anything else escapes as it did. */
     private static Object result(Future<Object> f) {
@@ -224,8 +257,13 @@ final class BatchCommand implements Callable<Integer> {
     static final String NOT_A_FILE = "not a regular file: a pipe, a socket or a device is not read (it may never end)";
     static final String EMPTY = "empty";
 
-    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped) {
-        collect(files, outputs, items, failures, skipped, Boundary.NONE);
+    /** The folder's entries, sorted. */
+    static List<Path> list(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.sorted().toList();
+        } catch (IOException e) {
+            throw new SpecException(dir.toString(), null, "a readable folder: " + e.getMessage());
+        }
     }
 
     /** report.html -> report-runs: where the run pages of a fleet report written to {@code out} go. */
@@ -256,66 +294,80 @@ final class BatchCommand implements Callable<Integer> {
      */
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
                         Boundary boundary) {
+        collect(files, outputs, items, failures, skipped, boundary, LISTING_PART);
+    }
+
+    /** As above, the entries worked out {@code part} at a time ({@link #LISTING_PART}; tests try others). */
+    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
+                        Boundary boundary, int part) {
         ObjectNode runs = null;
         java.util.Set<Path> logsTaken = new java.util.HashSet<>();
         java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
-        java.util.Map<Path, Boolean> runFiles = new java.util.LinkedHashMap<>();   // run file -> whether it names its log
+        // the run files' items, in the order listed, and which of them name their log (no log of their stem joins them)
+        List<Item> runItems = new ArrayList<>();
+        java.util.BitSet namesLog = new java.util.BitSet();
         java.util.Set<Path> named = new java.util.HashSet<>();
         List<Path> others = new ArrayList<>(), logs = new ArrayList<>(), folders = new ArrayList<>();
         // what the batch asks of each entry (its own output? inside the folder? a folder, a file, empty?) and, of a run
-        // file, its glance (parsed: a folder of 10,000 took seconds on one core), worked out on every core, each once;
-        // the order of what is reported is the loop's below, over the entries as listed
+        // file, its glance (parsed: a folder of 10,000 took seconds on one core), worked out on every core, each once,
+        // a part of the listing at a time (LISTING_PART), so that the entries' answers are not all held at once; the
+        // order of what is reported is the loop's below, over the entries as listed
         java.util.concurrent.atomic.AtomicLong kept = new java.util.concurrent.atomic.AtomicLong();   // Glance#KEPT_BYTES
         Outputs own = Outputs.of(outputs);
-        java.util.Map<Path, Entry> entries = files.parallelStream()
-                .collect(java.util.stream.Collectors.toConcurrentMap(f -> f, f -> Entry.of(f, own, boundary, kept)));
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            Entry entry = entries.get(f);
-            switch (entry.kind()) {
-                case HIDDEN, OWN -> { continue; }
-                case OUTSIDE -> {
-                    failures.add(name, f + ": " + boundary.outside());
-                    continue;
+        Path folder = files.isEmpty() ? null : files.get(0).getParent();
+        for (int from = 0; from < files.size(); from += part) {
+            List<Path> listed = files.subList(from, Math.min(files.size(), from + part));
+            Entry[] entries = listed.parallelStream().map(f -> Entry.of(f, own, boundary, kept)).toArray(Entry[]::new);
+            for (int k = 0; k < listed.size(); k++) {
+                Path f = listed.get(k);
+                Entry entry = entries[k];
+                String name = f.getFileName().toString();
+                switch (entry.kind()) {
+                    case HIDDEN, OWN -> { continue; }
+                    case OUTSIDE -> {
+                        failures.add(name, f + ": " + boundary.outside());
+                        continue;
+                    }
+                    case FOLDER -> {
+                        folders.add(f);
+                        continue;
+                    }
+                    case NOT_A_FILE, DANGLING -> {
+                        skipped.add(new Fleet.Skipped(name, entry.kind() == Entry.Kind.NOT_A_FILE ? NOT_A_FILE
+                                : "a symbolic link to nothing"));
+                        continue;
+                    }
+                    case EMPTY -> {
+                        skipped.add(new Fleet.Skipped(name, EMPTY));
+                        continue;
+                    }
+                    case FILE -> { }
                 }
-                case FOLDER -> {
-                    folders.add(f);
-                    continue;
+                if (name.equals(RUNS_FILE)) {
+                    try {
+                        JsonNode n = SpecReader.parse(f);
+                        if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
+                        runs = (ObjectNode) n;
+                        runs.elements().forEachRemaining(described -> named.addAll(named(f, described)));
+                    } catch (SpecException e) {
+                        failures.add(f.getFileName().toString(), e.getMessage());
+                    }
+                } else if (!isRunFile(f)) {
+                    others.add(f);
+                } else {
+                    Glance g = entry.glance();
+                    if (g.error() != null) {   // an empty run file is an EMPTY entry (Entry.of)
+                        failures.add(name, g.error().getMessage());
+                        continue;
+                    }
+                    if (g.notARunFile() != null) {
+                        skipped.add(new Fleet.Skipped(name, g.notARunFile()));
+                        continue;
+                    }
+                    if (g.namesLog()) namesLog.set(runItems.size());
+                    runItems.add(new Item(name, folder, null, null, g.tree()));
+                    named.addAll(g.named());
                 }
-                case NOT_A_FILE, DANGLING -> {
-                    skipped.add(new Fleet.Skipped(name, entry.kind() == Entry.Kind.NOT_A_FILE ? NOT_A_FILE
-                            : "a symbolic link to nothing"));
-                    continue;
-                }
-                case EMPTY -> {
-                    skipped.add(new Fleet.Skipped(name, EMPTY));
-                    continue;
-                }
-                case FILE -> { }
-            }
-            if (name.equals(RUNS_FILE)) {
-                try {
-                    JsonNode n = SpecReader.parse(f);
-                    if (!n.isObject()) throw new SpecException(f.toString(), null, "a mapping of log file names to run-file fields");
-                    runs = (ObjectNode) n;
-                    runs.elements().forEachRemaining(described -> named.addAll(named(f, described)));
-                } catch (SpecException e) {
-                    failures.add(f.getFileName().toString(), e.getMessage());
-                }
-            } else if (!isRunFile(f)) {
-                others.add(f);
-            } else {
-                Glance g = entry.glance();
-                if (g.error() != null) {   // an empty run file is an EMPTY entry (Entry.of)
-                    failures.add(name, g.error().getMessage());
-                    continue;
-                }
-                if (g.notARunFile() != null) {
-                    skipped.add(new Fleet.Skipped(name, g.notARunFile()));
-                    continue;
-                }
-                runFiles.put(f, g.namesLog());
-                named.addAll(g.named());
             }
         }
         for (Path f : folders)
@@ -334,13 +386,13 @@ final class BatchCommand implements Callable<Integer> {
                 failures.add(f.getFileName().toString(), e.getMessage());
             }
         }
-        for (java.util.Map.Entry<Path, Boolean> e : runFiles.entrySet()) {
-            Path f = e.getKey();
-            Path log = logsByStem.get(stem(f));
-            boolean joined = log != null && !e.getValue();
-            if (joined) logsTaken.add(log);
-            items.add(new Item(f.getFileName().toString(), f, null, joined ? log : null, entries.get(f).glance()));
+        for (int k = 0; k < runItems.size(); k++) {
+            Item item = runItems.get(k);
+            Path log = namesLog.get(k) ? null : logsByStem.get(stem(item.name()));
+            if (log != null) logsTaken.add(log);
+            items.add(log != null ? item.withSameStemLog(log) : item);
         }
+        runItems.clear();
         List<Path> undescribed = new ArrayList<>();
         for (Path f : logs) {
             if (logsTaken.contains(f)) continue;
@@ -357,7 +409,7 @@ final class BatchCommand implements Callable<Integer> {
             JsonTrees.deepMerge(tree, entry);
             if (!tree.has("name")) tree.put("name", stem(f));
             tree.put("log", f.toAbsolutePath().toString());
-            items.add(new Item(name, f.resolveSibling(RUNS_FILE + "#" + name), tree));
+            items.add(new Item(name, f.getParent(), tree));
         }
         if (!undescribed.isEmpty()) failures.err().println(hint(undescribed, runs != null));
         items.sort(java.util.Comparator.comparing(Item::name));
@@ -446,6 +498,13 @@ final class BatchCommand implements Callable<Integer> {
      * run file once rather than twice: B/A CPU 0.976 over four pairs of that batch (bench/ab.sh, the same reports).
      */
     static final long KEPT_BYTES = 64L << 20;
+
+    /**
+     * Entries of the folder whose answers ({@link Entry}) the listing works out at once, on every core, before it takes
+     * them in order: a folder of up to this many in one part (bench/fleet.py's 10,000 runs and their logs), a larger one
+     * a part at a time, so that the answers held at once stay a few MB (a million entries' took some 100 MB).
+     */
+    static final int LISTING_PART = 16_384;
 
     /**
      * An entry's attributes, the entry itself rather than where it leads if it is a link; null where they cannot be
@@ -638,10 +697,12 @@ final class BatchCommand implements Callable<Integer> {
         }
     }
 
-    static String stem(Path p) {
-        String n = p.getFileName().toString();
-        int dot = n.lastIndexOf('.');
-        return dot > 0 ? n.substring(0, dot) : n;
+    static String stem(Path p) { return stem(p.getFileName().toString()); }
+
+    /** A file name without its extension. */
+    static String stem(String name) {
+        int dot = name.lastIndexOf('.');
+        return dot > 0 ? name.substring(0, dot) : name;
     }
 
     static boolean isRunFile(Path p) {

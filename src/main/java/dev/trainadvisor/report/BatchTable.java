@@ -244,15 +244,25 @@ public record BatchTable(List<Row> rows) {
      *
      * @param rankedBy {@link #rankedBy} of the row
      */
-    record Line(Standing standing, double rankedBy, String file, String csv) {
+    /**
+     * What a CSV's line keeps of its row: what ranks it, and its text ({@code csv}), or, where its text was moved to a
+     * file ({@link CsvLines}), where it lies there ({@code at}, {@code bytes} of UTF-8; {@code csv} null).
+     */
+    record Line(Standing standing, double rankedBy, String file, String csv, long at, int bytes) {
         static Line of(Row r) {
             return new Line(r.standing(), BatchTable.rankedBy(r), r.file(),
-                    CSV_ROWS.row(List.of(BatchTable.cells(r))));
+                    CSV_ROWS.row(List.of(BatchTable.cells(r))), -1, 0);
         }
+
+        /** This line with its text at {@code at} in a file, {@code bytes} long, and no longer held. */
+        Line movedTo(long at, int bytes) { return new Line(standing, rankedBy, file, null, at, bytes); }
     }
 
     /** {@link #RANKING}, read off the lines. */
-    private static final Comparator<Line> LINE_RANKING = ranking(Line::standing, Line::rankedBy, Line::file);
+    static final Comparator<Line> LINE_RANKING = ranking(Line::standing, Line::rankedBy, Line::file);
+
+    /** The CSV's header line. */
+    static String csvHeader() { return CSV_ROWS.header(); }
 
     /** The CSV of {@code lines}: the same bytes as {@link #csv()} of {@link #ranked} of their rows. */
     static String csv(List<Line> lines) {

@@ -37,7 +37,7 @@ public final class FleetStream implements AutoCloseable {
     private final Pages pages;
     private final List<Fleet.Entry> entries = new ArrayList<>();
     /** A CSV's lines, each written as its run came (BatchTable.Line), ranked at the end. */
-    private final List<BatchTable.Line> lines = new ArrayList<>();
+    private final CsvLines lines;
     private final List<AdviceView> views = new ArrayList<>();
     private Json.ArrayStream json;
     /** The fleet the run pages are written for: its entries do not matter to a run's page, only its folder and page. */
@@ -48,6 +48,7 @@ public final class FleetStream implements AutoCloseable {
         this.format = format;
         this.out = out;
         this.pages = format == Format.MD || format == Format.HTML ? pages : null;
+        this.lines = format == Format.CSV ? new CsvLines() : null;
         try {
             if (format == Format.JSON) json = new Json.ArrayStream(out);
         } catch (IOException e) {
@@ -112,7 +113,7 @@ public final class FleetStream implements AutoCloseable {
         try {
             switch (format) {
                 case JSON -> json.addElement(p.json());
-                case CSV -> lines.add(p.line());
+                case CSV -> addLine(p.line());
                 case MD, HTML -> {
                     int k = entries.size();
                     entries.add(p.entry());
@@ -131,7 +132,7 @@ public final class FleetStream implements AutoCloseable {
         try {
             switch (format) {
                 case JSON -> json.end();
-                case CSV -> out.write(BatchTable.csv(lines));
+                case CSV -> lines.writeRanked(out);
                 case MD, HTML -> {
                     Fleet fleet = Fleet.of(entries, views.size() == entries.size() ? views : List.of(), failures, skipped, null, null);
                     if (pages != null) fleet = fleet.withRunPages(pages.folder().getFileName().toString(), pages.page());
@@ -150,6 +151,18 @@ public final class FleetStream implements AutoCloseable {
         }
     }
 
+    /** A CSV's next line; past what it holds in memory, its text goes to a temporary file ({@link CsvLines}). */
+    private void addLine(BatchTable.Line line) {
+        try {
+            lines.add(line);
+        } catch (IOException e) {
+            String tmp = System.getProperty("java.io.tmpdir");
+            throw new dev.trainadvisor.input.SpecException(tmp, null, "a writable folder for the rows of a CSV batch past "
+                    + (CsvLines.HELD_CHARS >> 20) + " MiB (java.io.tmpdir; another with TRAIN_ADVISOR_JAVA_OPTS="
+                    + "-Djava.io.tmpdir=DIR): " + e.getMessage());
+        }
+    }
+
     private void write(String name, String text) throws IOException {
         Files.writeString(pages.folder().resolve(name), text, StandardCharsets.UTF_8);
     }
@@ -165,6 +178,9 @@ public final class FleetStream implements AutoCloseable {
         }
     }
 
+    /** Deletes what a CSV's lines left in a temporary file. */
     @Override
-    public void close() {}
+    public void close() {
+        if (lines != null) lines.close();
+    }
 }

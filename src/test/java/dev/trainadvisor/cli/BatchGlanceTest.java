@@ -36,7 +36,7 @@ class BatchGlanceTest {
         AtomicLong kept = new AtomicLong();
         BatchCommand.Glance g = BatchCommand.Glance.of(f, kept);
         assertEquals(Files.size(f), kept.get(), "the run file's bytes counted against the budget");
-        BatchCommand.Item item = new BatchCommand.Item("run-1.yaml", f, null, null, g);
+        BatchCommand.Item item = new BatchCommand.Item("run-1.yaml", dir, null, null, g.tree());
         ObjectNode first = item.read();
         assertEquals(SpecReader.parse(f), first, "the tree the listing parsed is the file's");
         assertNull(g.take(), "handed over once: the batch holds it no longer");
@@ -52,7 +52,7 @@ class BatchGlanceTest {
         AtomicLong kept = new AtomicLong(BatchCommand.KEPT_BYTES - Files.size(f) + 1);
         BatchCommand.Glance g = BatchCommand.Glance.of(f, kept);
         assertNull(g.take(), "one byte over the budget: not kept");
-        BatchCommand.Item item = new BatchCommand.Item("run-1.yaml", f, null, null, BatchCommand.Glance.of(f, kept));
+        BatchCommand.Item item = new BatchCommand.Item("run-1.yaml", dir, null, null, BatchCommand.Glance.of(f, kept).tree());
         assertEquals(SpecReader.parse(f), item.read());
         // at the budget exactly, kept
         AtomicLong atBudget = new AtomicLong(BatchCommand.KEPT_BYTES - Files.size(f));
@@ -67,7 +67,7 @@ class BatchGlanceTest {
         Path f = runFile();
         Path log = Files.writeString(dir.resolve("run-1.log"), "");
         BatchCommand.Glance g = BatchCommand.Glance.of(f, new AtomicLong());
-        ObjectNode tree = new BatchCommand.Item("run-1.yaml", f, null, log, g).read();
+        ObjectNode tree = new BatchCommand.Item("run-1.yaml", dir, null, log, g.tree()).read();
         assertEquals(log.toAbsolutePath().toString(), tree.get("log").asText());
         assertEquals(SpecReader.parse(f).get("cluster"), tree.get("cluster"));
     }

@@ -2,6 +2,7 @@ package dev.trainadvisor.cli;
 
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,23 @@ class BatchHeapTest {
         assertTrue(BatchCommand.collectByHand(6 * 1024 * MB, 513 * MB));
         assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 512 * MB));
         assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 380 * MB));
+    }
+
+    /**
+     * After a collection by hand the next waits for the heap to grow by half the bound past what the collection left:
+     * a heap given back (G1's, to a few hundred MB) is collected again at 512 MB as before; one that stays large (a
+     * million runs' items and lines, or a collector that does not shrink the heap) is not collected after every run.
+     */
+    @Test
+    void aHeapThatStaysLargeIsCollectedOnlyAsItGrows() {
+        assertEquals(512 * MB, BatchCommand.nextBound(150 * MB), "given back: the bound again");
+        assertEquals(512 * MB, BatchCommand.nextBound(256 * MB));
+        assertEquals(956 * MB, BatchCommand.nextBound(700 * MB), "700 MB left: 256 MB more");
+        long bound = BatchCommand.nextBound(700 * MB);
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 701 * MB, bound), "not again at once");
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 956 * MB, bound));
+        assertTrue(BatchCommand.collectByHand(6 * 1024 * MB, 957 * MB, bound));
+        assertFalse(BatchCommand.collectByHand(768 * MB, 957 * MB, bound), "a bounded heap: never by hand");
     }
 
     @Test

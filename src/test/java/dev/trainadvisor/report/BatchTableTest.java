@@ -94,6 +94,47 @@ class BatchTableTest {
      */
     @Test
     void theRowsWrittenOneByOneAreTheTableWrittenAtOnce() {
+        List<BatchTable.Row> rows = awkwardRows();
+        List<BatchTable.Line> lines = new ArrayList<>();
+        for (BatchTable.Row r : rows) lines.add(BatchTable.Line.of(r));
+        String atOnce = BatchTable.ranked(rows).csv();
+        assertEquals(atOnce, BatchTable.csv(lines));
+        // the order given is not already the ranking's, and some fields were quoted
+        assertTrue(!BatchTable.ranked(rows).rows().equals(rows), "the rows were given ranked");
+        assertTrue(atOnce.contains("\"with, comma\"") && atOnce.contains("\"two\nlines\""), atOnce);
+        assertEquals(BatchTable.of(List.of(), List.of()).csv(), BatchTable.csv(List.of()));
+    }
+
+    /**
+     * A batch's lines past what it holds in memory go to a temporary file (CsvLines, so that a fleet of a million runs
+     * fits the batch's heap): written ranked, they are the table written at once, byte for byte, whether none, some or
+     * all of them went to the file (the rows above: quoted fields, line breaks, non-ASCII names, ties), and the file is
+     * gone once the lines are closed (on Linux at once: Java unlinks a file opened DELETE_ON_CLOSE, its channel keeps it).
+     */
+    @Test
+    void theLinesMovedToAFileAreTheTableWrittenAtOnce() throws IOException {
+        List<BatchTable.Row> rows = awkwardRows();
+        String atOnce = BatchTable.ranked(rows).csv();
+        int chars = 0;
+        for (BatchTable.Row r : rows) chars += BatchTable.Line.of(r).csv().length();
+        // held: all of the text, about a third of it, none
+        for (long held : new long[] {chars, chars / 3, 0}) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            Path file;
+            try (CsvLines lines = new CsvLines(held)) {
+                for (BatchTable.Row r : rows) lines.add(BatchTable.Line.of(r));
+                assertEquals(held < chars, lines.moved(), "held " + held + " of " + chars);
+                file = lines.file();
+                assertEquals(held < chars, file != null, "held " + held + " of " + chars);
+                lines.writeRanked(out);
+            }
+            assertEquals(atOnce, out.toString(), "held " + held + " characters of " + chars);
+            if (file != null) assertTrue(Files.notExists(file), "the lines' file deleted: " + file);
+        }
+    }
+
+    /** Rows whose CSV fields need quoting, with empty cells, every standing and ties only the file name breaks. */
+    static List<BatchTable.Row> awkwardRows() {
         String[] names = {"plain", "with, comma", "with \"quotes\"", "two\nlines", "carriage\rreturn", " padded ",
                 "", "ünïcödé", "tab\there", "\"\"", ",", "a\r\nb"};
         BatchTable.Standing[] standings = BatchTable.Standing.values();
@@ -110,13 +151,6 @@ class BatchTableTest {
                     st == BatchTable.Standing.TOTAL ? 12.5 : Double.NaN, 8 * lost,
                     st == BatchTable.Standing.TOTAL ? 100 * lost : Double.NaN, st));
         }
-        List<BatchTable.Line> lines = new ArrayList<>();
-        for (BatchTable.Row r : rows) lines.add(BatchTable.Line.of(r));
-        String atOnce = BatchTable.ranked(rows).csv();
-        assertEquals(atOnce, BatchTable.csv(lines));
-        // the order given is not already the ranking's, and some fields were quoted
-        assertTrue(!BatchTable.ranked(rows).rows().equals(rows), "the rows were given ranked");
-        assertTrue(atOnce.contains("\"with, comma\"") && atOnce.contains("\"two\nlines\""), atOnce);
-        assertEquals(BatchTable.of(List.of(), List.of()).csv(), BatchTable.csv(List.of()));
+        return rows;
     }
 }
