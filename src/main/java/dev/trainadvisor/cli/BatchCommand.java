@@ -85,7 +85,7 @@ final class BatchCommand implements Callable<Integer> {
      * run file's tree), with the log of the same stem joined to it; or a log of runs.yaml, with the run-file fields that
      * describe it ({@code tree}). The batch holds one for every run of the folder until the last is advised, so it keeps
      * no path of its own (its file is the folder's entry of its name) and, of the listing's glance, only the tree it
-     * kept: a million run files' items take some 100 MB, where their paths and glances took 340 MB and a batch of
+     * kept: a million run files' items take some 100 MB, where their paths and glances took some 300 MB and a batch of
      * bench/fleet.py's million runs ran out of its 768 MB heap.
      *
      * @param kept the tree the listing parsed, while kept ({@link Glance}); null where it was not
@@ -126,8 +126,11 @@ final class BatchCommand implements Callable<Integer> {
         List<Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
-        // the listing's paths are not held past it: a million of them take some 150 MB
-        collect(list(dir), ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary);
+        // the listing's paths are not held past it: a million of them take some 150 MB; a heap collected by hand is
+        // collected after each part of the listing too (a million run files parsed: 3.1 GB committed on G1 without)
+        HeapBound heap = new HeapBound();
+        collect(list(dir), ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary, LISTING_PART,
+                heap::check);
         for (Fleet.Skipped f : skipped) err.println("note: skipped " + f.file() + ": " + f.why());
 
         Progress progress = new Progress(err, items.size(), showProgress(o.progress, stderrTarget()));
@@ -140,7 +143,6 @@ final class BatchCommand implements Callable<Integer> {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         java.util.ArrayDeque<Future<Object>> ahead = new java.util.ArrayDeque<>();
         int advised = 0, next = 0;
-        HeapBound heap = new HeapBound();
         FleetStream.Pages pages = o.out == null || !(o.format == Format.md || o.format == Format.html) ? null
                 : new FleetStream.Pages(runPagesFolder(o.out), o.out.getFileName().toString(), o.format.name());
         try (java.io.Writer out = Output.open(o.out, spec.commandLine().getOut());
@@ -206,16 +208,18 @@ final class BatchCommand implements Callable<Integer> {
     /**
      * A batch's collections by hand: past {@link #HEAP_BOUND} committed at first, then, after each, past what the
      * collection left committed and half the bound more ({@link #nextBound}). A heap that the collection gives back
-     * (G1's, shrunk after a full collection: 100-200 MB of a 10,000-run batch) is collected again at the bound, as
-     * before; one that a batch of a million runs fills with what it keeps of each (some 140 bytes a run), or that a
-     * collector does not shrink (the parallel one, under a user's -Xmx3g), only as it grows: at the bound alone, the
-     * 60th stop's batch of a million runs under -Xmx3g collected after every run once past it, 1,009 full collections
-     * (539 s) in its first nine minutes.
+     * (G1's, shrunk after a full collection) is collected again at the bound, as before: 10,000 runs in 619 MB
+     * resident. One that a large batch fills with what it keeps of each run (some 140 bytes), which G1 does not shrink
+     * while less than 70% of it is free, or that a collector does not shrink at all (the parallel one, under a user's
+     * -Xmx3g), is collected only as it grows: a million runs on G1's default heap made 8 full collections and took 2.1
+     * GB resident (bin/train-advisor's -Xmx768m holds them to 918 MB). At the bound alone, collections came after every
+     * run once past it: of 100,000 runs on the default heap 2,528 full collections (590 s) in ten minutes, stopped there;
+     * of a million under -Xmx3g 1,009 (539 s) in nine.
      */
     static final class HeapBound {
         private long bound = HEAP_BOUND;
 
-        /** After a run is written: collects by hand where {@link #collectByHand} says so. */
+        /** After a part of the listing, and after each run written: collects by hand where {@link #collectByHand} says so. */
         void check() {
             Runtime r = Runtime.getRuntime();
             if (!collectByHand(r.maxMemory(), r.totalMemory(), bound)) return;
@@ -294,12 +298,15 @@ final class BatchCommand implements Callable<Integer> {
      */
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
                         Boundary boundary) {
-        collect(files, outputs, items, failures, skipped, boundary, LISTING_PART);
+        collect(files, outputs, items, failures, skipped, boundary, LISTING_PART, () -> { });
     }
 
-    /** As above, the entries worked out {@code part} at a time ({@link #LISTING_PART}; tests try others). */
+    /**
+     * As above, the entries worked out {@code part} at a time ({@link #LISTING_PART}; tests try others), {@code partDone}
+     * run after each part.
+     */
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
-                        Boundary boundary, int part) {
+                        Boundary boundary, int part, Runnable partDone) {
         ObjectNode runs = null;
         java.util.Set<Path> logsTaken = new java.util.HashSet<>();
         java.util.Map<String, Path> logsByStem = new java.util.HashMap<>();
@@ -369,6 +376,7 @@ final class BatchCommand implements Callable<Integer> {
                     named.addAll(g.named());
                 }
             }
+            partDone.run();
         }
         for (Path f : folders)
             if (!named.contains(f.toAbsolutePath().normalize())) skipped.add(new Fleet.Skipped(f.getFileName().toString(), FOLDER));

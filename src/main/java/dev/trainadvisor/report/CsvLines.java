@@ -17,16 +17,17 @@ import java.util.List;
  * bytes). The ranking needs every line, but not every line's text in memory: the first {@link #HELD_CHARS} of text are
  * held, and past them each line's text goes to a temporary file, of which the line keeps where it lies. A fleet of
  * bench/fleet.py's million runs writes some 240 MB of CSV: held whole, with the one string it was written out as,
- * it took more than the batch's 768 MB heap; so it keeps some 50 bytes a line and 64 MiB of text. The file is opened
+ * it took more than the batch's 768 MB heap; so it keeps some 50 bytes a line and 16 MiB of text. The file is opened
  * to be deleted when closed (on Linux Java unlinks it at once, and the channel alone keeps it: a batch that is killed
  * leaves nothing behind).
  */
 final class CsvLines implements AutoCloseable {
     /**
-     * Characters of the lines' text held in memory: 64 MiB (some 250,000 lines of bench/fleet.py's fleet, every line
-     * of a fleet of 100,000 runs), about what a 10,000-run batch's trees (BatchCommand.KEPT_BYTES) hold.
+     * Characters of the lines' text held in memory: 16 MiB, some 70,000 lines of bench/fleet.py's fleet (the 10,000-run
+     * benchmark's are held whole); the rest are read back from the file once, which costs a million lines about a
+     * second, where holding them costs their whole text for the batch's length.
      */
-    static final long HELD_CHARS = 64L << 20;
+    static final long HELD_CHARS = 16L << 20;
 
     private final long heldChars;
     private final List<BatchTable.Line> lines = new ArrayList<>();

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * When a batch collects its heap by hand (BatchCommand.boundHeap): on the JVM's default heap (a quarter of the machine,
+ * When a batch collects its heap by hand (BatchCommand.HeapBound): on the JVM's default heap (a quarter of the machine,
  * 6 GB on this 24 GB one) once more than 512 MB is committed, so that `java -jar ... batch` stays under issue 23's
  * 1 GB resident; never where the JVM was given a heap of at most 768 MB (bin/train-advisor's -Xmx768m for batch),
  * which the JVM itself holds under that bound.

@@ -29,12 +29,17 @@ class BatchListingPartsTest {
 
     private record Listing(List<String> items, List<Fleet.Failure> failures, List<Fleet.Skipped> skipped) {}
 
+    /** The parts the last listing was worked out in. */
+    private final java.util.concurrent.atomic.AtomicInteger parts = new java.util.concurrent.atomic.AtomicInteger();
+
     private Listing list(int part) {
+        parts.set(0);
         List<BatchCommand.Item> items = new ArrayList<>();
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
         BatchCommand.collect(BatchCommand.list(dir), List.of(), items,
-                new BatchCommand.Failures(failures, new PrintWriter(new StringWriter())), skipped, Boundary.of(dir), part);
+                new BatchCommand.Failures(failures, new PrintWriter(new StringWriter())), skipped, Boundary.of(dir), part,
+                parts::incrementAndGet);
         List<String> described = new ArrayList<>();
         for (BatchCommand.Item i : items)
             described.add(i.name() + " | " + i.file() + " | " + i.sameStemLog() + " | " + i.read());
@@ -72,11 +77,14 @@ class BatchListingPartsTest {
                 whole.failures().stream().map(Fleet.Failure::file).toList());
         assertEquals(List.of("d-empty.yaml", "e-notes.txt", "g-folder"),
                 whole.skipped().stream().map(Fleet.Skipped::file).toList());
+        assertEquals(1, parts.get(), "one part");
+        int entries = BatchCommand.list(dir).size();
         for (int part : new int[] {1, 2, 3, 5}) {
-            Listing parts = list(part);
-            assertEquals(whole.items(), parts.items(), part + " entries a part");
-            assertEquals(whole.failures(), parts.failures(), part + " entries a part");
-            assertEquals(whole.skipped(), parts.skipped(), part + " entries a part");
+            Listing listing = list(part);
+            assertEquals((entries + part - 1) / part, parts.get(), entries + " entries, " + part + " a part");
+            assertEquals(whole.items(), listing.items(), part + " entries a part");
+            assertEquals(whole.failures(), listing.failures(), part + " entries a part");
+            assertEquals(whole.skipped(), listing.skipped(), part + " entries a part");
         }
     }
 }
