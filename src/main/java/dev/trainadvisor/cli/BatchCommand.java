@@ -127,7 +127,7 @@ final class BatchCommand implements Callable<Integer> {
         List<Fleet.Failure> failures = new ArrayList<>();
         List<Fleet.Skipped> skipped = new ArrayList<>();
         // the listing's paths are not held past it: a million of them take some 150 MB; a heap collected by hand is
-        // collected after each part of the listing too (a million run files parsed: 3.1 GB committed on G1 without)
+        // collected after each part of the listing too (parsing a million run files grew G1's heap to 3.1 GB without)
         HeapBound heap = new HeapBound();
         collect(list(dir), ownOutputs(o.out), items, new Failures(failures, err), skipped, boundary, LISTING_PART,
                 heap::check);
@@ -294,16 +294,8 @@ final class BatchCommand implements Callable<Integer> {
      * the run file of the same stem, else to their entry in runs.yaml; a log none of these describes is a failure. Files
      * that are neither (recognised by content), folders, pipes and empty files are skipped with the reason; so are the
      * reports train-advisor wrote, and {@code outputs}, what this batch writes, is left out without a word. An entry that
-     * leads outside {@code boundary} (a symbolic link out of the folder) is a failure, and not read.
-     */
-    static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
-                        Boundary boundary) {
-        collect(files, outputs, items, failures, skipped, boundary, LISTING_PART, () -> { });
-    }
-
-    /**
-     * As above, the entries worked out {@code part} at a time ({@link #LISTING_PART}; tests try others), {@code partDone}
-     * run after each part.
+     * leads outside {@code boundary} (a symbolic link out of the folder) is a failure, and not read. The entries are
+     * worked out {@code part} at a time ({@link #LISTING_PART}; tests try others), {@code partDone} run after each part.
      */
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
                         Boundary boundary, int part, Runnable partDone) {
