@@ -241,12 +241,13 @@ public record BatchTable(List<Row> rows) {
      * bench/batch.sh's fleet once the last was in had taken 0.13-0.16 s on one core, in code not yet compiled, the
      * other core idle (57th stop). The row itself is not kept: on that fleet a line and its text hold some 240 bytes a
      * run where a row, its fleet entry and its run's name held some 280 (jcmd GC.class_histogram during a batch).
+     * Past what a batch holds of its lines' text ({@link CsvLines}), the text goes to a file and the line keeps where
+     * it lies there.
      *
      * @param rankedBy {@link #rankedBy} of the row
-     */
-    /**
-     * What a CSV's line keeps of its row: what ranks it, and its text ({@code csv}), or, where its text was moved to a
-     * file ({@link CsvLines}), where it lies there ({@code at}, {@code bytes} of UTF-8; {@code csv} null).
+     * @param csv      the line's text; null where it was moved to a file
+     * @param at       where the moved text begins in the file (bytes of UTF-8); -1 while held
+     * @param bytes    the moved text's length in bytes
      */
     record Line(Standing standing, double rankedBy, String file, String csv, long at, int bytes) {
         static Line of(Row r) {
@@ -264,13 +265,4 @@ public record BatchTable(List<Row> rows) {
     /** The CSV's header line. */
     static String csvHeader() { return CSV_ROWS.header(); }
 
-    /** The CSV of {@code lines}: the same bytes as {@link #csv()} of {@link #ranked} of their rows. */
-    static String csv(List<Line> lines) {
-        List<Line> sorted = new ArrayList<>(lines);
-        // a stable sort by what ranked sorts the rows by: the same order
-        sorted.sort(LINE_RANKING);
-        StringBuilder out = new StringBuilder(CSV_ROWS.header());
-        for (Line l : sorted) out.append(l.csv());
-        return out.toString();
-    }
 }

@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A CSV batch's lines, each added as its run comes and written ranked once the last has come ({@link BatchTable#csv}'s
- * bytes). The ranking needs every line, but not every line's text in memory: the first {@link #HELD_CHARS} of text are
+ * A CSV batch's lines, each added as its run comes and written ranked once the last has come (the bytes of
+ * {@link BatchTable#csv()} of the ranked rows). The ranking needs every line, but not every line's text in memory: the first {@link #HELD_CHARS} of text are
  * held, and past them each line's text goes to a temporary file, of which the line keeps where it lies. A fleet of
  * bench/fleet.py's million runs writes some 240 MB of CSV: held whole, with the one string it was written out as,
  * it took more than the batch's 768 MB heap; so it keeps some 50 bytes a line and 16 MiB of text. The file is opened
@@ -66,7 +66,7 @@ final class CsvLines implements AutoCloseable {
     /** Whether some lines' text went to the file. */
     boolean moved() { return file != null; }
 
-    /** The header and the lines, ranked ({@link BatchTable#LINE_RANKING}: the order {@link BatchTable#csv} writes). */
+    /** The header and the lines, ranked ({@link BatchTable#LINE_RANKING}: the order of {@link BatchTable#ranked}). */
     void writeRanked(Writer out) throws IOException {
         lines.sort(BatchTable.LINE_RANKING);
         out.write(BatchTable.csvHeader());
