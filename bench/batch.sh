@@ -5,8 +5,10 @@
 # cold JVM, as a user runs it, and prints the wall time, the milliseconds a run (the whole command, JVM start included,
 # over N), the CPU time (user and system) and the peak resident set size. As the README runs it: bin/train-advisor
 # (batch on the throughput collector with a bounded heap, the class-data archive); JAR=path times `java -jar path`
-# instead, as the JVM starts it without options. FORMAT (default csv) is the report's format; REPEAT (default 1) how
-# many times to run it (the median is printed: the machine is shared).
+# instead, as the JVM starts it without options. FORMAT (default csv) is the report's format; REPEAT (default 3) how
+# many times to run it, back to back on the one fleet: the median is the reading, as bench/coldstart.sh's is the median
+# of five, since the machine is shared and one batch can fall in a slow minute (the 62nd stop: one of eight batches of
+# a build read 1.61 ms a run, the others 0.78-0.94; its CPU time 26.7 s, theirs 14.9-18.0 s).
 # Builds nothing: run `mvn -B -ntp -q package -DskipTests` first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +16,7 @@ n=${1:-10000}
 format=${FORMAT:-csv}
 jar=${JAR:-target/train-advisor.jar}
 if [ -n "${JAR:-}" ]; then cmd=(java -jar "$jar"); else cmd=(bin/train-advisor); fi
-repeat=${REPEAT:-1}
+repeat=${REPEAT:-3}
 limit_ms=1
 . bench/fleet-setup.sh
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); java $(java -version 2>&1 | head -1 | cut -d'"' -f2); ${cmd[*]}"
