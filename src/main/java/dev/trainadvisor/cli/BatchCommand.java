@@ -228,12 +228,10 @@ final class BatchCommand implements Callable<Integer> {
         }
     }
 
-    /** Whether a heap allowed to grow to {@code maxBytes}, now {@code committedBytes}, is collected by hand. */
-    static boolean collectByHand(long maxBytes, long committedBytes) {
-        return collectByHand(maxBytes, committedBytes, HEAP_BOUND);
-    }
-
-    /** As above, past {@code bound} committed ({@link HeapBound}). */
+    /**
+     * Whether a heap allowed to grow to {@code maxBytes}, now {@code committedBytes}, is collected by hand, past
+     * {@code bound} committed ({@link HeapBound}: {@link #HEAP_BOUND} until the first collection).
+     */
     static boolean collectByHand(long maxBytes, long committedBytes, long bound) {
         return maxBytes > BOUNDED_HEAP && committedBytes > bound;
     }
@@ -296,6 +294,7 @@ final class BatchCommand implements Callable<Integer> {
      * reports train-advisor wrote, and {@code outputs}, what this batch writes, is left out without a word. An entry that
      * leads outside {@code boundary} (a symbolic link out of the folder) is a failure, and not read. The entries are
      * worked out {@code part} at a time ({@link #LISTING_PART}; tests try others), {@code partDone} run after each part.
+     * {@code files} are the entries of one folder ({@link #list}): the items keep that folder, not each one's path.
      */
     static void collect(List<Path> files, List<Path> outputs, List<Item> items, Failures failures, List<Fleet.Skipped> skipped,
                         Boundary boundary, int part, Runnable partDone) {

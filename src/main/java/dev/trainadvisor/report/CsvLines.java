@@ -14,8 +14,9 @@ import java.util.List;
 
 /**
  * A CSV batch's lines, each added as its run comes and written ranked once the last has come (the bytes of
- * {@link BatchTable#csv()} of the ranked rows). The ranking needs every line, but not every line's text in memory: the first {@link #HELD_CHARS} of text are
- * held, and past them each line's text goes to a temporary file, of which the line keeps where it lies. A fleet of
+ * {@link BatchTable#csv()} of the ranked rows). The ranking needs every line, but not every line's text in memory: the
+ * first {@link #HELD_CHARS} of text are held, and past them each line's text goes to a temporary file, of which the
+ * line keeps where it lies. A fleet of
  * bench/fleet.py's million runs writes some 240 MB of CSV: held whole, with the one string it was written out as,
  * it took more than the batch's 768 MB heap; so it keeps some 50 bytes a line and 16 MiB of text. The file is opened
  * to be deleted when closed (on Linux Java unlinks it at once, and the channel alone keeps it: a batch that is killed
@@ -62,9 +63,6 @@ final class CsvLines implements AutoCloseable {
 
     /** The file the lines' text went to past what is held; null while none went. */
     Path file() { return path; }
-
-    /** Whether some lines' text went to the file. */
-    boolean moved() { return file != null; }
 
     /** The header and the lines, ranked ({@link BatchTable#LINE_RANKING}: the order of {@link BatchTable#ranked}). */
     void writeRanked(Writer out) throws IOException {

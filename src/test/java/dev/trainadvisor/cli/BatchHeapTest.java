@@ -17,9 +17,9 @@ class BatchHeapTest {
 
     @Test
     void theDefaultHeapIsCollectedByHandPast512MbCommitted() {
-        assertTrue(BatchCommand.collectByHand(6 * 1024 * MB, 513 * MB));
-        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 512 * MB));
-        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 380 * MB));
+        assertTrue(BatchCommand.collectByHand(6 * 1024 * MB, 513 * MB, BatchCommand.HEAP_BOUND));
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 512 * MB, BatchCommand.HEAP_BOUND));
+        assertFalse(BatchCommand.collectByHand(6 * 1024 * MB, 380 * MB, BatchCommand.HEAP_BOUND));
     }
 
     /**
@@ -42,9 +42,9 @@ class BatchHeapTest {
     @Test
     void aHeapTheLauncherBoundsIsLeftToTheJvm() {
         // -Xmx768m: the parallel collector reports a little less (one survivor space), G1 exactly 768 MB
-        assertFalse(BatchCommand.collectByHand(768 * MB, 700 * MB));
-        assertFalse(BatchCommand.collectByHand(745 * MB, 700 * MB));
-        assertTrue(BatchCommand.collectByHand(769 * MB, 700 * MB));
+        assertFalse(BatchCommand.collectByHand(768 * MB, 700 * MB, BatchCommand.HEAP_BOUND));
+        assertFalse(BatchCommand.collectByHand(745 * MB, 700 * MB, BatchCommand.HEAP_BOUND));
+        assertTrue(BatchCommand.collectByHand(769 * MB, 700 * MB, BatchCommand.HEAP_BOUND));
     }
 
     @Test
@@ -54,6 +54,6 @@ class BatchHeapTest {
         assertTrue(m.find(), "bin/train-advisor gives batch a heap bound (-Xmx...m)");
         long xmx = Long.parseLong(m.group(1)) * MB;
         // a launcher heap above BOUNDED_HEAP would bring back the collections by hand the bound is there to spare
-        assertFalse(BatchCommand.collectByHand(xmx, xmx));
+        assertFalse(BatchCommand.collectByHand(xmx, xmx, BatchCommand.HEAP_BOUND));
     }
 }
